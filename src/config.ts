@@ -1,0 +1,60 @@
+// Configuration by environment, declared as a table so the README and the
+// CLI flags can be checked against it.
+
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface Config {
+  financePort: number;
+  arrestsPort: number;
+  host: string;
+  financeData: string;
+  arrestsData: string;
+  workers: number;
+  mirrorUrl: string | null;
+  accessLog: boolean;
+}
+
+export interface ConfigVar {
+  env: string;
+  default: string;
+  description: string;
+}
+
+export const CONFIG_VARS: ConfigVar[] = [
+  { env: 'FINANCE_PORT', default: '8080', description: 'Port of the finance API (0 picks a free port).' },
+  { env: 'ARRESTS_PORT', default: '8081', description: 'Port of the school arrest-rate estimates API.' },
+  { env: 'HOST', default: '127.0.0.1', description: 'Address both services listen on (0.0.0.0 in the container).' },
+  { env: 'FINANCE_DATA', default: 'fixtures/finance/v6', description: 'Finance mirror directory (manifest.json, data/long/year=YYYY/part-0.parquet, metadata tables).' },
+  { env: 'ARRESTS_DATA', default: 'fixtures/arrests', description: 'School arrest-rate draws mirror directory.' },
+  { env: 'WORKERS', default: 'the core count', description: 'Worker threads in the pool.' },
+  { env: 'MIRROR_URL', default: 'absolute path of FINANCE_DATA', description: 'Public mirror address written into provenance SQL.' },
+  { env: 'ACCESS_LOG', default: 'true', description: 'One JSON line per request on stdout (no query values).' },
+];
+
+function int(env: NodeJS.ProcessEnv, name: string, dflt: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return dflt;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}; got '${raw}'.`);
+  return n;
+}
+
+const dataDir = (raw: string | undefined, dflt: string): string =>
+  raw === undefined || raw === '' ? path.join(PROJECT_ROOT, dflt) : path.resolve(raw);
+
+export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return {
+    financePort: int(env, 'FINANCE_PORT', 8080, 0, 65535),
+    arrestsPort: int(env, 'ARRESTS_PORT', 8081, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    financeData: dataDir(env.FINANCE_DATA, 'fixtures/finance/v6'),
+    arrestsData: dataDir(env.ARRESTS_DATA, 'fixtures/arrests'),
+    workers: int(env, 'WORKERS', os.availableParallelism(), 1, 256),
+    mirrorUrl: env.MIRROR_URL || null,
+    accessLog: (env.ACCESS_LOG ?? 'true') !== 'false',
+  };
+}

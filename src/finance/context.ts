@@ -1,0 +1,23 @@
+// What every finance route handler can reach: the catalog, the shared corpus
+// columns, the pool, and lookups built once at load.
+
+import type { Pool } from '../pool.js';
+import type { RouteSpec } from '../server/route-spec.js';
+import type { Catalog } from './catalog.js';
+import type { FinanceColumns, LoadStats } from './corpus.js';
+
+export interface FinanceCtx {
+  catalog: Catalog;
+  columns: FinanceColumns;
+  stats: LoadStats;
+  pool: Pool;
+  /** Where provenance SQL reads the mirror: MIRROR_URL, or the data directory's absolute path. */
+  mirrorUrl: string;
+  /** gov_name lowercased, by gid, for literal case-insensitive search. */
+  govNameLower: string[];
+  /** Years each government has rows in the loaded corpus, by gid. */
+  govYears: number[][];
+  routes: RouteSpec<FinanceCtx>[];
+  startedAt: number;
+  workers: number;
+}

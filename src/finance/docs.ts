@@ -1,0 +1,64 @@
+// The finance service's own documentation content: envelope and meta fields,
+// the decisions taken where the spec says "not shown", and the corpus-wide
+// caveats read from the corpus's series_breaks table.
+
+import type { DictionaryRow, ServiceDocs } from '../server/docs-text.js';
+import type { Catalog } from './catalog.js';
+
+export const ATTRIBUTION =
+  'Data: Civilytics, US Census of Governments finance corpus (CC-BY-4.0), from US Census Bureau data (Annual Survey of State and Local Government Finances and Census of Governments, public domain). CPI: FRED CPIAUCSL (U.S. Bureau of Labor Statistics).';
+
+export const ENVELOPE_FIELDS = [
+  { name: 'status', type: 'string', description: '`success` or `error`.' },
+  { name: 'data', type: 'array|null', description: 'Array of row objects; null on error. Every route answers an array, single-record routes a one-row array.' },
+  { name: 'error', type: 'string|null', description: 'Null on success; the human-readable message on error.' },
+  { name: 'meta', type: 'object', description: 'Paging and the filters applied; meta.version is always v1. On errors meta.error_code names the entry of the error catalog.' },
+  { name: 'provenance', type: 'object|null', description: 'How the answer was made (verb, target, years, scope, manifest, sql_query, ...); null on error and on the documentation routes.' },
+  { name: 'suggestions', type: 'array', description: 'Always an array; [] when there is nothing to suggest and on every error.' },
+];
+
+export const META_FIELDS = [
+  { name: 'version', type: 'string', description: 'Always v1.' },
+  { name: 'total', type: 'integer', description: 'Full unpaginated row count.' },
+  { name: 'limit', type: 'integer', description: 'Rows per page in effect.' },
+  { name: 'page', type: 'integer', description: 'Zero-based page index, echoing the request.' },
+  { name: 'error_code', type: 'string', description: 'On errors: the code of the error catalog (E_...).' },
+  { name: 'request_id', type: 'string', description: 'On 500 errors: the id under which the fault is logged.' },
+];
+
+export const DECISIONS = [
+  { topic: 'data shape', decision: 'data is always an array of row objects. Routes about one thing (/, /health, /governments/{govid}) answer a one-row array, so clients read every answer the same way.' },
+  { topic: 'default limit', decision: 'limit defaults to 100 on every paged route except /rollups (1000); the cap is 1000 in JSON mode and above it is a 400, never clamped.' },
+  { topic: 'repeated query keys', decision: 'A key given twice is a 400 (E_REPEATED_KEY), not "last wins": lists are comma-separated values of one key.' },
+  { topic: 'query syntax', decision: 'Malformed percent-encoding or invalid UTF-8 in the query is a 400. "+" is a space. Keys are case-sensitive; enumerated values are case-insensitive.' },
+  { topic: 'q and pattern', decision: 'q (/governments) and pattern (/categories, /recipes) are case-insensitive LITERAL substrings. Nothing a client sends is ever used as a regular expression: q=( and q=.* are plain text.' },
+  { topic: 'category type values', decision: '/categories takes type=spending, revenue or balance (expenditure and balances are accepted spellings). All Categories is reserved: it is not a crosswalk row and is listed in meta.reserved, not in data.' },
+  { topic: 'recipes', decision: "/recipes lists the corpus's harmonization_recipes (source corpus) and the service's three whole-leg intergovernmental revenue recipes ig_federal_total_wide, ig_state_total_wide and ig_local_total_wide (source service): through FY2011 the wide-era family total B--/C--/D--, from FY2012 every code of the family. On a schema_version 4 corpus only the service recipes exist." },
+  { topic: 'government registry', decision: '/governments searches the whole canonical registry (canonical_fips_xwalk), including governments with no rows in the loaded years; years_in_mirror says which loaded years hold their rows. Ordered by population_acs, largest first, unknown population last, ties by canonical_govid.' },
+  { topic: 'former ids', decision: "A 12-digit id that the corpus's canonical_alias lists as a former id (pid_12 crosswalk) is not silently resolved: it is a 400 Unknown govid whose message names the canonical id to use." },
+  { topic: 'government identity fields', decision: '/governments/{govid} adds to canonical_govid, gov_name and fips_state: type, type_label, state, fips_county, fips_place, census_geoid, population_acs, pop_confidence, first_year and last_year (registry lifespan), legacy_govs_id, id_source, former_ids, lineage (consolidation events) and by_year (rows, aggregate rows and population per loaded year).' },
+  { topic: 'provenance on metadata routes', decision: '/governments, /governments/{govid}, /categories and /recipes carry a provenance record too; its sql_query reads the mirror metadata parquet and returns the same rows. Documentation routes (/, /health, /examples, /data-dictionary) carry provenance null.' },
+  { topic: 'health', decision: '/health answers 200 only once the corpus is loaded and verified (the server does not listen before); its row reports rows, years, schema_version and workers.' },
+  { topic: 'methods and CORS', decision: 'Only GET and HEAD are served (OPTIONS answers CORS preflight); anything else is 405. Access-Control-Allow-Origin is *.' },
+];
+
+/** Corpus-wide caveats: the series breaks whose code is the literal ALL. */
+export function corpusCaveats(cat: Catalog): DictionaryRow[] {
+  return (cat.tables.series_breaks ?? [])
+    .filter((b) => b.fin_code === 'ALL')
+    .map((b) => ({ section: 'caveat', name: String(b.break_id), type: `break year ${b.break_year}`, description: `${b.description ?? ''}${b.join_advice ? ` Advice: ${b.join_advice}` : ''}`.trim() }));
+}
+
+export function financeDocs(cat: Catalog): ServiceDocs {
+  return {
+    title: 'civicstream: US government finance API',
+    summary:
+      'Every dollar US state, county, city and township governments reported spending, raising and holding, from the Census of Governments, ' +
+      `fiscal years ${cat.minYear}-${cat.maxYear} in this corpus, with harmonization across item-code vintages, inflation adjustment, per-capita scaling and provenance. Amounts are full US dollars.`,
+    envelope: ENVELOPE_FIELDS,
+    meta: META_FIELDS,
+    decisions: DECISIONS,
+    caveats: corpusCaveats(cat),
+    attribution: ATTRIBUTION,
+  };
+}

@@ -1,0 +1,80 @@
+// The documentation and status routes: /, /health, /examples,
+// /data-dictionary, /llms.txt and /openapi.json. All are derived from the
+// route table and the catalog.
+
+import { ok } from '../server/envelope.js';
+import { dictionaryRows, llmsText } from '../server/docs-text.js';
+import { openapiDocument } from '../server/openapi.js';
+import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
+import type { FinanceCtx } from './context.js';
+import { financeDocs, ATTRIBUTION } from './docs.js';
+
+/** 2012,2013,2014 -> "2012-2014"; lists of runs joined by commas. */
+export function runsText(years: number[]): string {
+  const out: string[] = [];
+  for (let i = 0; i < years.length; ) {
+    let j = i;
+    while (j + 1 < years.length && years[j + 1] === years[j]! + 1) j++;
+    out.push(i === j ? String(years[i]) : `${years[i]}-${years[j]}`);
+    i = j + 1;
+  }
+  return out.join(', ');
+}
+
+export function scopeText(ctx: FinanceCtx): string {
+  const c = ctx.catalog;
+  return (
+    `Fiscal years ${c.minYear}-${c.maxYear}: ${c.years.length} published year${c.years.length === 1 ? '' : 's'} (${c.years.join(', ')})` +
+    (c.holes.length ? `; no source data for ${runsText(c.holes)}` : '') +
+    `. Governments of types 0-3 (state, county, city, township); amounts in full US dollars.`
+  );
+}
+
+export function root(req: RouteRequest<FinanceCtx>): Reply {
+  const c = req.ctx.catalog;
+  return envelopeReply(ok([{
+    service: 'civicstream finance',
+    title: 'US government finance API',
+    scope: scopeText(req.ctx),
+    published_years: c.years,
+    holes: c.holes,
+    schema_version: c.manifest.schemaVersion,
+    links: { llms: '/api/v1/llms.txt', data_dictionary: '/api/v1/data-dictionary', docs: '/__docs__/', openapi: '/openapi.json' },
+    attribution: ATTRIBUTION,
+  }]));
+}
+
+export function health(req: RouteRequest<FinanceCtx>): Reply {
+  const { ctx } = req;
+  return envelopeReply(ok([{
+    status: 'ok',
+    corpus: { rows: ctx.stats.rows, groups: ctx.stats.groups, years: ctx.catalog.years, schema_version: ctx.catalog.manifest.schemaVersion },
+    workers: ctx.workers,
+    uptime_s: Math.round((Date.now() - ctx.startedAt) / 1000),
+  }]));
+}
+
+const HOST_OK = /^[A-Za-z0-9.\-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+
+export function examples(req: RouteRequest<FinanceCtx>): Reply {
+  const host = HOST_OK.test(req.host) ? req.host : 'localhost';
+  const rows = req.ctx.routes.flatMap((r) =>
+    (r.examples?.(req.ctx) ?? []).map((e) => ({ endpoint: r.path, description: e.description, path: e.path, example_url: `http://${host}${e.path}` })),
+  );
+  return envelopeReply(ok(rows, { total: rows.length }));
+}
+
+export function dataDictionary(req: RouteRequest<FinanceCtx>): Reply {
+  const rows = dictionaryRows(financeDocs(req.ctx.catalog), req.ctx.routes, req.ctx);
+  return envelopeReply(ok(rows, { total: rows.length }));
+}
+
+export function llms(req: RouteRequest<FinanceCtx>): Reply {
+  return { kind: 'body', contentType: 'text/plain; charset=utf-8', body: llmsText(financeDocs(req.ctx.catalog), req.ctx.routes) };
+}
+
+export function openapi(req: RouteRequest<FinanceCtx>): Reply {
+  const docs = financeDocs(req.ctx.catalog);
+  const doc = openapiDocument({ title: docs.title, version: '1.0.0', description: docs.summary }, req.ctx.routes);
+  return { kind: 'body', contentType: 'application/json; charset=utf-8', body: JSON.stringify(doc) };
+}

@@ -1,0 +1,146 @@
+// The finance route table. Each entry declares its path, parameters, row
+// fields and examples; validation, /openapi.json, /__docs__/, llms.txt and
+// the data dictionary are all derived from it.
+
+import type { RouteSpec } from '../server/route-spec.js';
+import type { FinanceCtx } from './context.js';
+import { getGovernment, listGovernments } from './governments.js';
+import { dataDictionary, examples, health, llms, openapi, root } from './info.js';
+import { govidPath, limitParam, pageParam, patternParam, qParam, stateParam, typeParam } from './params.js';
+import { categoryTypeParam, listCategories, listRecipes } from './taxonomy.js';
+
+type Route = RouteSpec<FinanceCtx>;
+
+const V1 = '/api/v1';
+
+/** The most populous government of a type with rows in the latest loaded year. */
+export function exampleGov(ctx: FinanceCtx, type: number): string | undefined {
+  const latest = ctx.catalog.maxYear;
+  const gid = ctx.catalog.governments.findIndex((g, i) => g.type === type && ctx.govYears[i]!.includes(latest));
+  return gid < 0 ? undefined : ctx.catalog.governments[gid]!.canonical_govid;
+}
+
+const GOV_FIELDS = [
+  { name: 'canonical_govid', type: 'string', description: '12-digit canonical government id.' },
+  { name: 'gov_name', type: 'string', description: 'Government name as the registry spells it.' },
+  { name: 'type', type: 'integer', description: '0 state, 1 county, 2 city (municipality), 3 township.' },
+  { name: 'type_label', type: 'string', description: 'state, county, city or township.' },
+  { name: 'fips_state', type: 'string', description: 'Two-digit state FIPS code.' },
+  { name: 'state', type: 'string|null', description: 'Two-letter USPS state code.' },
+  { name: 'fips_county', type: 'string|null', description: 'Three-digit county FIPS code (present geography).' },
+  { name: 'fips_place', type: 'string|null', description: 'Five-digit place FIPS code, for cities and townships.' },
+  { name: 'population_acs', type: 'integer|null', description: 'Population from the ACS 5-year estimate the registry carries; orders the list.' },
+  { name: 'first_year', type: 'integer|null', description: 'First fiscal year the government appears in the full corpus.' },
+  { name: 'last_year', type: 'integer|null', description: 'Last fiscal year the government appears in the full corpus.' },
+  { name: 'years_in_mirror', type: 'array', description: 'Loaded fiscal years in which the government has rows.' },
+];
+
+export const financeRoutes: Route[] = [
+  {
+    id: 'root', path: `${V1}/`, tags: ['metadata'], produces: 'envelope', query: {},
+    summary: 'Metadata root', description: 'Scope of the corpus (published years and holes) and the four documentation links.',
+    rowFields: [
+      { name: 'scope', type: 'string', description: 'Published fiscal years and the years with no source data.' },
+      { name: 'published_years', type: 'array', description: 'The published years (a set, not a span).' },
+      { name: 'holes', type: 'array', description: 'Years inside the span with no source data.' },
+      { name: 'links', type: 'object', description: 'llms, data_dictionary, docs and openapi; docs and openapi are at the server root, outside /api/v1.' },
+    ],
+    examples: () => [{ description: 'Scope and documentation links', path: `${V1}/` }],
+    handle: root,
+  },
+  {
+    id: 'health', path: `${V1}/health`, tags: ['metadata'], produces: 'envelope', query: {},
+    summary: 'Liveness and readiness', description: 'Answers 200 once the corpus is loaded and verified.',
+    handle: health,
+  },
+  {
+    id: 'examples', path: `${V1}/examples`, tags: ['metadata'], produces: 'envelope', query: {},
+    summary: 'Example calls', description: 'Example calls generated against the live corpus, with absolute URLs built from the request host.',
+    rowFields: [
+      { name: 'endpoint', type: 'string', description: 'The route.' },
+      { name: 'description', type: 'string', description: 'What the call shows.' },
+      { name: 'path', type: 'string', description: 'Path and query.' },
+      { name: 'example_url', type: 'string', description: 'Absolute URL on the host the request was sent to.' },
+    ],
+    handle: examples,
+  },
+  {
+    id: 'governments', path: `${V1}/governments`, tags: ['governments'], produces: 'envelope',
+    query: { q: qParam, state: stateParam, type: typeParam, limit: limitParam(), page: pageParam },
+    summary: 'Find governments', description: 'Resolves names to canonical_govid. Registry rows ordered by population, largest first; q is a literal, case-insensitive substring of gov_name.',
+    rowFields: GOV_FIELDS,
+    examples: () => [
+      { description: 'Cities named like Springfield', path: `${V1}/governments?q=springfield&type=city` },
+      { description: 'The largest counties of California', path: `${V1}/governments?state=CA&type=county&limit=10` },
+    ],
+    handle: listGovernments,
+  },
+  {
+    id: 'government', path: `${V1}/governments/{govid}`, tags: ['governments'], produces: 'envelope',
+    pathParams: { govid: govidPath }, query: {},
+    summary: 'One government', description: 'Identity and lifespan of one government: registry record, former ids, lineage events and its rows and population in each loaded year.',
+    rowFields: [
+      ...GOV_FIELDS,
+      { name: 'former_ids', type: 'array', description: 'Former 12-digit ids that now resolve to this government.' },
+      { name: 'lineage', type: 'array', description: 'Consolidation events naming this government.' },
+      { name: 'by_year', type: 'array', description: 'Per loaded year: rows, aggregate_rows, population and popyear of the long table.' },
+    ],
+    examples: (ctx) => [0, 1, 2, 3].flatMap((t) => {
+      const id = exampleGov(ctx, t);
+      return id ? [{ description: `The most populous ${['state', 'county', 'city', 'township'][t]} with data in ${ctx.catalog.maxYear}`, path: `${V1}/governments/${id}` }] : [];
+    }),
+    handle: getGovernment,
+  },
+  {
+    id: 'categories', path: `${V1}/categories`, tags: ['taxonomy'], produces: 'envelope',
+    query: { type: categoryTypeParam, pattern: patternParam('category') },
+    summary: 'Category dictionary', description: 'Categories with category_type and subtype, and the item codes each groups. All Categories is reserved and not listed.',
+    rowFields: [
+      { name: 'category', type: 'string', description: 'Category name (function).' },
+      { name: 'category_type', type: 'string', description: 'expenditure, revenue or balance.' },
+      { name: 'subtype', type: 'string', description: 'Economic character: spend_subtype, revenue_subtype or balance_subtype.' },
+      { name: 'n_codes', type: 'integer', description: 'Number of item codes.' },
+      { name: 'item_codes', type: 'array', description: 'Census item codes in the category and subtype.' },
+    ],
+    examples: () => [{ description: 'Spending categories', path: `${V1}/categories?type=spending` }],
+    handle: listCategories,
+  },
+  {
+    id: 'recipes', path: `${V1}/recipes`, tags: ['taxonomy'], produces: 'envelope',
+    query: { pattern: patternParam('recipe_id or label') },
+    summary: 'Recipe catalog', description: "Cross-vintage recipes: the corpus's harmonization_recipes plus the service's whole-leg intergovernmental revenue recipes.",
+    rowFields: [
+      { name: 'recipe_id', type: 'string', description: 'Recipe id, for recipe=.' },
+      { name: 'label', type: 'string', description: 'What the series is.' },
+      { name: 'n_components', type: 'integer', description: 'Number of component rows.' },
+      { name: 'year_min', type: 'integer', description: 'First year any component covers.' },
+      { name: 'year_max', type: 'integer', description: 'Last year any component covers.' },
+      { name: 'source', type: 'string', description: 'corpus (harmonization_recipes) or service (defined by this service).' },
+      { name: 'components', type: 'array', description: 'component_code, gov_type_scope, year_min, year_max, weight, source_break_ids, notes.' },
+    ],
+    examples: () => [{ description: 'Intergovernmental revenue recipes', path: `${V1}/recipes?pattern=ig_` }],
+    handle: listRecipes,
+  },
+  {
+    id: 'data_dictionary', path: `${V1}/data-dictionary`, tags: ['metadata'], produces: 'envelope', query: {},
+    summary: 'Data dictionary', description: 'Every field, parameter, decision, corpus caveat and error code of this service, as rows.',
+    rowFields: [
+      { name: 'section', type: 'string', description: 'envelope, meta, parameter, row, decision, caveat or error.' },
+      { name: 'name', type: 'string', description: 'Field, parameter, topic or code.' },
+      { name: 'type', type: 'string', description: 'Type or allowed values.' },
+      { name: 'description', type: 'string', description: 'Meaning.' },
+      { name: 'routes', type: 'array', description: 'Routes it applies to, where relevant.' },
+    ],
+    handle: dataDictionary,
+  },
+  {
+    id: 'llms', path: `${V1}/llms.txt`, tags: ['metadata'], produces: 'text/plain', query: {},
+    summary: 'llms.txt', description: 'The API described in plain text for language models and people.',
+    handle: llms,
+  },
+  {
+    id: 'openapi', path: '/openapi.json', tags: ['metadata'], produces: 'application/json', query: {},
+    summary: 'OpenAPI 3.1 document', description: 'This document, generated from the route table.',
+    handle: openapi,
+  },
+];

@@ -1,0 +1,91 @@
+// The data dictionary and llms.txt, generated from the route table, the error
+// catalog and the service's decision list, so they say what the code does.
+
+import { ERROR_CATALOG } from './errors.js';
+import type { FieldDoc, ParamSpec, RouteSpec } from './route-spec.js';
+
+export interface Decision {
+  topic: string;
+  decision: string;
+}
+
+export interface DictionaryRow {
+  section: string;
+  name: string;
+  type: string;
+  description: string;
+  routes?: string[];
+}
+
+export interface ServiceDocs {
+  title: string;
+  summary: string;
+  envelope: FieldDoc[];
+  meta: FieldDoc[];
+  decisions: Decision[];
+  caveats?: DictionaryRow[];
+  attribution: string;
+}
+
+export function dictionaryRows<Ctx>(docs: ServiceDocs, routes: readonly RouteSpec<Ctx>[], ctx: Ctx): DictionaryRow[] {
+  const rows: DictionaryRow[] = [];
+  for (const f of docs.envelope) rows.push({ section: 'envelope', ...f });
+  for (const f of docs.meta) rows.push({ section: 'meta', ...f });
+
+  const params = new Map<string, { spec: ParamSpec<Ctx>; routes: string[] }>();
+  for (const r of routes) {
+    for (const [name, spec] of [...Object.entries(r.pathParams ?? {}), ...Object.entries(r.query)]) {
+      const key = `${name}\u0000${spec.description}`;
+      const entry = params.get(key) ?? { spec, routes: [] };
+      entry.routes.push(r.path);
+      params.set(key, entry);
+    }
+  }
+  for (const [key, { spec, routes: rs }] of params) {
+    const d = spec.default;
+    const dflt = spec.defaultText ?? (d === undefined ? 'none' : typeof d === 'function' ? 'computed' : JSON.stringify(d));
+    rows.push({ section: 'parameter', name: key.split('\u0000')[0]!, type: spec.allowed, description: `${spec.description} Default: ${dflt}.`, routes: rs });
+  }
+  const seenFields = new Map<string, DictionaryRow>();
+  for (const r of routes) {
+    for (const f of r.rowFields ?? []) {
+      const key = `${f.name}\u0000${f.description}`;
+      const row = seenFields.get(key);
+      if (row) row.routes!.push(r.path);
+      else {
+        const nr: DictionaryRow = { section: 'row', name: f.name, type: f.type, description: f.description, routes: [r.path] };
+        seenFields.set(key, nr);
+        rows.push(nr);
+      }
+    }
+  }
+  for (const d of docs.decisions) rows.push({ section: 'decision', name: d.topic, type: 'text', description: d.decision });
+  for (const c of docs.caveats ?? []) rows.push(c);
+  for (const [code, e] of Object.entries(ERROR_CATALOG)) rows.push({ section: 'error', name: code, type: `HTTP ${e.status}`, description: e.summary });
+  void ctx;
+  return rows;
+}
+
+export function llmsText<Ctx>(docs: ServiceDocs, routes: readonly RouteSpec<Ctx>[]): string {
+  const out: string[] = [`# ${docs.title}`, '', `> ${docs.summary}`, ''];
+  out.push('Every JSON answer is an envelope: `status`, `data` (array of rows, or null on error), `error`, `meta` (`meta.version` is always `v1`), `provenance`, `suggestions` (always an array). Errors are HTTP 400 with a message naming the parameter and what is allowed; unknown paths are 404.', '');
+  out.push('Machine-readable: [OpenAPI 3.1](/openapi.json). Interactive docs: [/__docs__/](/__docs__/). Data dictionary: [/api/v1/data-dictionary](/api/v1/data-dictionary).', '');
+  out.push('## Routes', '');
+  for (const r of routes) {
+    out.push(`### GET ${r.path}`, '', r.description, '');
+    const ps = [...Object.entries(r.pathParams ?? {}), ...Object.entries(r.query)];
+    if (ps.length === 0) out.push('No query parameters.', '');
+    for (const [name, s] of ps) {
+      const d = s.defaultText ?? (s.default === undefined || typeof s.default === 'function' ? undefined : JSON.stringify(s.default));
+      out.push(`- \`${name}\`${s.required ? ' (required)' : ''}: ${s.description} Allowed: ${s.allowed}.${d ? ` Default: ${d}.` : ''}`);
+    }
+    if (ps.length) out.push('');
+    if (r.rowFields?.length) out.push(`Row fields: ${r.rowFields.map((f) => `\`${f.name}\``).join(', ')}.`, '');
+  }
+  out.push('## Decisions where the spec is silent', '');
+  for (const d of docs.decisions) out.push(`- **${d.topic}**: ${d.decision}`);
+  out.push('', '## Errors', '');
+  for (const [code, e] of Object.entries(ERROR_CATALOG)) out.push(`- \`${code}\` (HTTP ${e.status}): ${e.summary}`);
+  out.push('', '## Attribution', '', docs.attribution, '');
+  return out.join('\n');
+}

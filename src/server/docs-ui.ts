@@ -1,0 +1,47 @@
+// /__docs__/: Swagger UI from the swagger-ui-dist npm package, served from
+// memory under a fixed list of paths (nothing is resolved from the URL, so
+// there is no path to traverse), pointed at this server's /openapi.json.
+// Everything loads from this server: no CDN, so the page works offline.
+
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { Asset } from './http.js';
+
+const require = createRequire(import.meta.url);
+
+const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+
+export function docsAssets(title: string): Map<string, Asset> {
+  const dist = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+  const file = (name: string): Uint8Array => readFileSync(path.join(dist, name));
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>${title}: API docs</title>
+<link rel="stylesheet" href="/__docs__/swagger-ui.css">
+<link rel="icon" type="image/png" href="/__docs__/favicon-32x32.png">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="/__docs__/swagger-ui-bundle.js"></script>
+<script src="/__docs__/init.js"></script>
+</body>
+</html>
+`;
+  const init = `window.addEventListener('load', function () {
+  window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, docExpansion: 'list', defaultModelsExpandDepth: 0, validatorUrl: null });
+});
+`;
+  const page: Asset = { contentType: 'text/html; charset=utf-8', body: html, headers: { 'Content-Security-Policy': CSP } };
+  return new Map<string, Asset>([
+    ['/__docs__/', page],
+    ['/__docs__', page],
+    ['/__docs__/index.html', page],
+    ['/__docs__/init.js', { contentType: 'text/javascript; charset=utf-8', body: init }],
+    ['/__docs__/swagger-ui.css', { contentType: 'text/css; charset=utf-8', body: file('swagger-ui.css') }],
+    ['/__docs__/swagger-ui-bundle.js', { contentType: 'text/javascript; charset=utf-8', body: file('swagger-ui-bundle.js') }],
+    ['/__docs__/favicon-32x32.png', { contentType: 'image/png', body: file('favicon-32x32.png') }],
+  ]);
+}

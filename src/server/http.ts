@@ -1,0 +1,161 @@
+// The uWS front end shared by both services: one catch-all handler that copies
+// the request out of uWS's stack-allocated object, matches the declared
+// routes, validates, awaits the route and writes the reply under cork. Every
+// path registers onAborted first, so a client that disconnects at any moment
+// only flips a flag; nothing is written to a dead response.
+
+import type { UWS } from './uws.js';
+import { ApiError, apiError } from './errors.js';
+import { fail, type Envelope } from './envelope.js';
+import { parseQueryString } from './query.js';
+import { Router } from './router.js';
+import type { Reply, RouteSpec } from './route-spec.js';
+import { compileValidator, type Validator } from './validate.js';
+
+export interface Asset {
+  contentType: string;
+  body: Uint8Array | string;
+  headers?: Record<string, string>;
+}
+
+export interface Service<Ctx> {
+  name: string;
+  routes: RouteSpec<Ctx>[];
+  ctx: Ctx;
+  /** Fixed files served as-is (the docs UI). Looked up by exact path only. */
+  assets: Map<string, Asset>;
+  accessLog: boolean;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  200: '200 OK', 204: '204 No Content', 304: '304 Not Modified', 400: '400 Bad Request', 404: '404 Not Found',
+  405: '405 Method Not Allowed', 414: '414 URI Too Long', 500: '500 Internal Server Error', 503: '503 Service Unavailable',
+  504: '504 Gateway Timeout',
+};
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const MAX_URL = 8192;
+const COMMON_HEADERS: [string, string][] = [
+  ['X-Content-Type-Options', 'nosniff'],
+  ['Access-Control-Allow-Origin', '*'],
+];
+
+interface Compiled<Ctx> {
+  spec: RouteSpec<Ctx>;
+  validate: Validator<Ctx>;
+}
+
+let requestCounter = 0;
+const requestPrefix = `${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
+
+export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.TemplatedApp {
+  const router = new Router<Compiled<Ctx>>();
+  for (const spec of service.routes) router.add(spec.path, { spec, validate: compileValidator(spec) });
+  Object.freeze(service.routes);
+
+  const app = uws.App();
+  app.any('/*', (res, req) => {
+    const started = performance.now();
+    const method = req.getMethod();
+    const path = req.getUrl();
+    const rawQuery = req.getQuery() ?? '';
+    const host = req.getHeader('host');
+    const requestId = `${requestPrefix}-${(++requestCounter).toString(36)}`;
+    const controller = new AbortController();
+    const state = { aborted: false };
+    res.onAborted(() => {
+      state.aborted = true;
+      controller.abort();
+      log(service, { requestId, method, path, status: 0, started, bytes: 0, aborted: true });
+    });
+
+    const head = method === 'head';
+    const finish = (status: number, contentType: string, body: string | Uint8Array, headers?: Record<string, string>): void => {
+      if (state.aborted) return;
+      res.cork(() => {
+        res.writeStatus(STATUS_TEXT[status] ?? `${status} Unknown`);
+        for (const [k, v] of COMMON_HEADERS) res.writeHeader(k, v);
+        res.writeHeader('X-Request-Id', requestId);
+        res.writeHeader('Content-Type', contentType);
+        if (headers) for (const k in headers) res.writeHeader(k, headers[k]!);
+        if (head) res.endWithoutBody(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+        else res.end(body);
+      });
+      log(service, { requestId, method, path, status, started, bytes: typeof body === 'string' ? body.length : body.byteLength });
+    };
+    const sendEnvelope = (status: number, env: Envelope, headers?: Record<string, string>): void =>
+      finish(status, JSON_TYPE, JSON.stringify(env), headers);
+    const sendError = (err: unknown): void => {
+      if (err instanceof ApiError) {
+        sendEnvelope(err.status, fail(err), err.status === 405 ? { Allow: 'GET, HEAD, OPTIONS' } : undefined);
+        return;
+      }
+      console.error(JSON.stringify({ level: 'error', requestId, path, error: err instanceof Error ? err.stack : String(err) }));
+      sendEnvelope(500, fail(apiError('E_INTERNAL', `Internal error; request id ${requestId}.`), requestId));
+    };
+
+    try {
+      if (path.length + rawQuery.length > MAX_URL) {
+        throw apiError('E_BAD_QUERY', `URL longer than ${MAX_URL} characters.`);
+      }
+      if (method === 'options') {
+        finish(204, 'text/plain; charset=utf-8', '', {
+          'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
+          'Access-Control-Allow-Headers': '*',
+          'Access-Control-Max-Age': '86400',
+        });
+        return;
+      }
+      if (method !== 'get' && !head) throw apiError('E_METHOD', `Method ${req.getCaseSensitiveMethod().slice(0, 16)} is not allowed; this API is read-only (GET, HEAD).`);
+
+      const asset = service.assets.get(path);
+      if (asset !== undefined) {
+        finish(200, asset.contentType, asset.body, asset.headers);
+        return;
+      }
+      const match = router.match(path);
+      if (match === undefined) throw apiError('E_NOT_FOUND', `No route ${path.length > 200 ? `${path.slice(0, 200)}...` : path}. See /openapi.json for the routes of this service.`);
+      const params = match.route.validate(parseQueryString(rawQuery), match.values, service.ctx);
+      const url = rawQuery === '' ? path : `${path}?${rawQuery}`;
+      const result = match.route.spec.handle({ params, ctx: service.ctx, host, url, signal: controller.signal });
+      if (result instanceof Promise) result.then(write, sendError);
+      else write(result);
+    } catch (err) {
+      sendError(err);
+    }
+
+    function write(reply: Reply): void {
+      if (reply.kind === 'envelope') sendEnvelope(reply.status ?? 200, reply.envelope, reply.headers);
+      else finish(reply.status ?? 200, reply.contentType, reply.body, reply.headers);
+    }
+  });
+  return app;
+}
+
+interface LogEntry {
+  requestId: string;
+  method: string;
+  path: string;
+  status: number;
+  started: number;
+  bytes: number;
+  aborted?: boolean;
+}
+
+function log(service: { name: string; accessLog: boolean }, e: LogEntry): void {
+  if (!service.accessLog) return;
+  // Query values are deliberately not logged: only the route path.
+  process.stdout.write(
+    `${JSON.stringify({
+      time: new Date().toISOString(),
+      service: service.name,
+      request_id: e.requestId,
+      method: e.method.toUpperCase(),
+      path: e.path.length > 200 ? e.path.slice(0, 200) : e.path,
+      status: e.status,
+      duration_ms: Math.round((performance.now() - e.started) * 1000) / 1000,
+      bytes: e.bytes,
+      ...(e.aborted ? { aborted: true } : {}),
+    })}\n`,
+  );
+}

@@ -1,0 +1,33 @@
+// The one query-string parser. Strict on purpose: a key given twice is a 400
+// rather than "last wins", because a batch client that sends `years` twice has
+// a bug we should tell it about, not a preference we should guess.
+
+import { apiError } from './errors.js';
+
+const MAX_KEYS = 64;
+
+export function parseQueryString(raw: string): Map<string, string> {
+  const out = new Map<string, string>();
+  if (raw === '') return out;
+  for (const part of raw.split('&')) {
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    const key = decode(eq < 0 ? part : part.slice(0, eq), 'key');
+    const value = eq < 0 ? '' : decode(part.slice(eq + 1), `value of '${key}'`);
+    if (key === '') throw apiError('E_BAD_QUERY', 'Query string has an empty key.');
+    if (out.has(key)) throw apiError('E_REPEATED_KEY', `Query parameter '${key}' is given more than once; give it once (lists are comma-separated).`);
+    out.set(key, value);
+    if (out.size > MAX_KEYS) throw apiError('E_BAD_QUERY', `Query string has more than ${MAX_KEYS} keys.`);
+  }
+  return out;
+}
+
+function decode(s: string, what: string): string {
+  const plus = s.includes('+') ? s.replaceAll('+', ' ') : s;
+  if (!plus.includes('%')) return plus;
+  try {
+    return decodeURIComponent(plus);
+  } catch {
+    throw apiError('E_BAD_QUERY', `Query ${what.length > 60 ? 'text' : what} has malformed percent-encoding or is not valid UTF-8.`);
+  }
+}

@@ -1,0 +1,31 @@
+// The Piscina worker entry. Each job is a pure, synchronous function of the
+// shared corpus and a small plan; this file only attaches the corpus once and
+// names the jobs. No HTTP, no I/O here.
+
+import { workerData, threadId } from 'node:worker_threads';
+import type { FinanceColumns } from '../src/finance/corpus.js';
+import { attachFinance, type FinanceView } from './finance/corpus.js';
+import * as govYears from './finance/government-years.js';
+
+interface WorkerData {
+  finance?: FinanceColumns;
+}
+
+const data = (workerData ?? {}) as WorkerData;
+const finance: FinanceView | null = data.finance ? attachFinance(data.finance) : null;
+
+function needFinance(): FinanceView {
+  if (finance === null) throw new Error('finance corpus not attached to this worker');
+  return finance;
+}
+
+export interface Jobs {
+  ping: [Record<string, never>, { threadId: number }];
+  governmentYears: [govYears.GovernmentYearsArgs, govYears.GovernmentYearsResult];
+}
+export type JobName = keyof Jobs;
+export type JobArgs<N extends JobName> = Jobs[N][0];
+export type JobResult<N extends JobName> = Jobs[N][1];
+
+export const ping = (): JobResult<'ping'> => ({ threadId });
+export const governmentYears = (a: JobArgs<'governmentYears'>): JobResult<'governmentYears'> => govYears.governmentYears(needFinance(), a);
