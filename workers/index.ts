@@ -3,7 +3,7 @@
 // names the jobs. No HTTP, no I/O here.
 
 import { workerData, threadId } from 'node:worker_threads';
-import type { FinanceColumns } from '../src/finance/corpus.js';
+import type { FinanceColumns } from '../src/finance/columns.js';
 import { attachFinance, type FinanceView } from './finance/corpus.js';
 import * as govYears from './finance/government-years.js';
 

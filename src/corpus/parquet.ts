@@ -14,7 +14,12 @@ export class LoadError extends Error {
   }
 }
 
+/** Told the name of each file before it is read, so a fault that escapes the reader (a wasm trap) can still be reported against it. */
+export let onRead: (file: string) => void = () => {};
+export const setOnRead = (f: (file: string) => void): void => { onRead = f; };
+
 export async function readBytes(file: string): Promise<Uint8Array> {
+  onRead(file);
   try {
     return await readFile(file);
   } catch (e) {
@@ -37,7 +42,10 @@ export async function parquetTable(file: string, bytes: Uint8Array, columns?: st
     const wasmTable = await pf.read({ batchSize: 1 << 21, ...(columns ? { columns } : {}) });
     table = tableFromIPC(wasmTable.intoIPCStream());
   } catch (e) {
-    throw new LoadError(file, `not a readable parquet file (${e instanceof Error ? e.message : String(e)})`);
+    const msg = e instanceof Error ? e.message : String(e);
+    const missing = /Column (\S+) not found/.exec(msg);
+    if (missing) throw new LoadError(file, `schema is missing column(s) ${missing[1]}`);
+    throw new LoadError(file, `not a readable parquet file (${msg})`);
   }
   if (columns) {
     const have = new Set(table.schema.fields.map((f) => f.name));

@@ -164,6 +164,10 @@ export async function loadCatalog(dir: string, manifest: Manifest): Promise<Cata
     cpi: loadCpi(), sourceFiles,
   };
   catalog.recipes = buildRecipes(catalog);
+  // The registry and alias tables live on as governments/govId/formerIds; their
+  // raw rows are the bulk of the catalog's heap and nothing reads them again.
+  delete tables.canonical_fips_xwalk;
+  delete tables.canonical_alias;
   for (const r of catalog.recipes) for (const c of r.components) addCode(c.component_code);
   return catalog;
 }

@@ -11,32 +11,9 @@ import path from 'node:path';
 import { LoadError, boolAt, chunks, internUtf8, isValid, parquetTable, readBytes, sha256 } from '../corpus/parquet.js';
 import { allocColumn, share, sharedBytes, type SharedColumn } from '../corpus/shared.js';
 import type { Catalog } from './catalog.js';
+import { FLAG_AGGREGATE, FLAG_AMT_NULL, NO_CODE, type FinanceColumns } from './columns.js';
 
-/** Marks a missing harmonized_code (and, in the engine, any missing code). */
-export const NO_CODE = 0xffff;
-export const FLAG_AGGREGATE = 1;
-export const FLAG_AMT_NULL = 2;
-
-export interface FinanceColumns {
-  nRows: number;
-  nGroups: number;
-  nGov: number;
-  code: SharedColumn;
-  hcode: SharedColumn;
-  /** amt as published: whole thousands of dollars. */
-  amt: SharedColumn;
-  flags: SharedColumn;
-  gGov: SharedColumn;
-  gYear: SharedColumn;
-  /** nGroups + 1 offsets into the row columns. */
-  gStart: SharedColumn;
-  /** Population of the group's rows (-1 when none), and its popyear (0 when none). */
-  gPop: SharedColumn;
-  gPopYear: SharedColumn;
-  /** nGov + 1 offsets into govGroups. */
-  govGroupStart: SharedColumn;
-  govGroups: SharedColumn;
-}
+export { FLAG_AGGREGATE, FLAG_AMT_NULL, NO_CODE, type FinanceColumns };
 
 export interface LoadStats {
   rows: number;

@@ -46,7 +46,7 @@ export const DECISIONS = [
 export function corpusCaveats(cat: Catalog): DictionaryRow[] {
   return (cat.tables.series_breaks ?? [])
     .filter((b) => b.fin_code === 'ALL')
-    .map((b) => ({ section: 'caveat', name: String(b.break_id), type: `break year ${b.break_year}`, description: `${b.description ?? ''}${b.join_advice ? ` Advice: ${b.join_advice}` : ''}`.trim() }));
+    .map((b) => ({ section: 'caveat', name: String(b.break_id), type: `break year ${b.break_year}`, description: `${b.description ?? ''}${b.join_advice ? ` Advice: ${b.join_advice}` : ''}`.trim(), routes: [] }));
 }
 
 export function financeDocs(cat: Catalog): ServiceDocs {

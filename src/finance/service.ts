@@ -6,17 +6,17 @@ import { docsAssets } from '../server/docs-ui.js';
 import type { Service } from '../server/http.js';
 import type { Config } from '../config.js';
 import { Pool } from '../pool.js';
-import { loadCatalog } from './catalog.js';
+import { Worker } from 'node:worker_threads';
+import { LoadError } from '../corpus/parquet.js';
+import type { Catalog } from './catalog.js';
+import type { FinanceColumns } from './columns.js';
 import type { FinanceCtx } from './context.js';
-import { loadFinanceColumns } from './corpus.js';
-import { readManifest } from './manifest.js';
+import type { LoadStats } from './corpus.js';
 import { financeRoutes } from './routes.js';
 
 export async function loadFinance(config: Config): Promise<FinanceCtx> {
   const dir = config.financeData;
-  const manifest = await readManifest(dir);
-  const catalog = await loadCatalog(dir, manifest);
-  const { columns, stats } = await loadFinanceColumns(catalog);
+  const { catalog, columns, stats } = await loadInWorker(dir);
   const pool = new Pool({ workers: config.workers, workerData: { finance: columns } });
   await pool.warm();
 
@@ -37,4 +37,28 @@ export async function loadFinance(config: Config): Promise<FinanceCtx> {
 
 export function financeService(ctx: FinanceCtx, config: Config): Service<FinanceCtx> {
   return { name: 'finance', routes: ctx.routes, ctx, assets: docsAssets('civicstream finance'), accessLog: config.accessLog };
+}
+
+interface Loaded {
+  catalog: Catalog;
+  columns: FinanceColumns;
+  stats: LoadStats;
+}
+
+function loadInWorker(dir: string): Promise<Loaded> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./load-worker.js', import.meta.url), { workerData: { dir } });
+    let settled = false;
+    let reading = dir;
+    const fault = (file: string, message: string): LoadError => Object.assign(new LoadError(file, ''), { message });
+    worker.on('message', (m: { reading: string } | ({ ok: true } & Loaded) | { ok: false; file: string | null; message: string }) => {
+      if ('reading' in m) { reading = m.reading; return; }
+      settled = true;
+      if (m.ok) resolve({ catalog: m.catalog, columns: m.columns, stats: m.stats });
+      else reject(fault(m.file ?? reading, m.file !== null ? m.message : `${reading}: ${m.message}`));
+    });
+    // A trap inside the parquet decoder can escape as an uncaught worker error: blame the file being read.
+    worker.once('error', (e) => { settled = true; reject(fault(reading, `${reading}: cannot be decoded (${e.message})`)); });
+    worker.once('exit', (code) => { if (!settled) reject(new Error(`finance loader exited with code ${code}`)); });
+  });
 }

@@ -29,7 +29,7 @@ export function listCategories(req: RouteRequest<FinanceCtx>): Reply {
     `SELECT category, category_type, COALESCE(spend_subtype, revenue_subtype, balance_subtype) AS subtype, ` +
     `COUNT(DISTINCT item_code) AS n_codes, list(DISTINCT item_code ORDER BY item_code) AS item_codes ` +
     `FROM ${metadataTable(ctx, 'summary_categories')}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ` +
-    `GROUP BY ALL ORDER BY CASE category_type WHEN 'expenditure' THEN 0 WHEN 'revenue' THEN 1 ELSE 2 END, category, subtype`;
+    `GROUP BY category, category_type, subtype ORDER BY CASE category_type WHEN 'expenditure' THEN 0 WHEN 'revenue' THEN 1 ELSE 2 END, category, subtype`;
   const meta: Record<string, unknown> = { total: rows.length, reserved: ['All Categories'] };
   if (type) meta.type = type;
   if (pattern !== undefined) meta.pattern = pattern;

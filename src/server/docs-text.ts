@@ -14,7 +14,7 @@ export interface DictionaryRow {
   name: string;
   type: string;
   description: string;
-  routes?: string[];
+  routes: string[];
 }
 
 export interface ServiceDocs {
@@ -29,8 +29,8 @@ export interface ServiceDocs {
 
 export function dictionaryRows<Ctx>(docs: ServiceDocs, routes: readonly RouteSpec<Ctx>[], ctx: Ctx): DictionaryRow[] {
   const rows: DictionaryRow[] = [];
-  for (const f of docs.envelope) rows.push({ section: 'envelope', ...f });
-  for (const f of docs.meta) rows.push({ section: 'meta', ...f });
+  for (const f of docs.envelope) rows.push({ section: 'envelope', ...f, routes: [] });
+  for (const f of docs.meta) rows.push({ section: 'meta', ...f, routes: [] });
 
   const params = new Map<string, { spec: ParamSpec<Ctx>; routes: string[] }>();
   for (const r of routes) {
@@ -51,7 +51,7 @@ export function dictionaryRows<Ctx>(docs: ServiceDocs, routes: readonly RouteSpe
     for (const f of r.rowFields ?? []) {
       const key = `${f.name}\u0000${f.description}`;
       const row = seenFields.get(key);
-      if (row) row.routes!.push(r.path);
+      if (row) row.routes.push(r.path);
       else {
         const nr: DictionaryRow = { section: 'row', name: f.name, type: f.type, description: f.description, routes: [r.path] };
         seenFields.set(key, nr);
@@ -59,9 +59,9 @@ export function dictionaryRows<Ctx>(docs: ServiceDocs, routes: readonly RouteSpe
       }
     }
   }
-  for (const d of docs.decisions) rows.push({ section: 'decision', name: d.topic, type: 'text', description: d.decision });
+  for (const d of docs.decisions) rows.push({ section: 'decision', name: d.topic, type: 'text', description: d.decision, routes: [] });
   for (const c of docs.caveats ?? []) rows.push(c);
-  for (const [code, e] of Object.entries(ERROR_CATALOG)) rows.push({ section: 'error', name: code, type: `HTTP ${e.status}`, description: e.summary });
+  for (const [code, e] of Object.entries(ERROR_CATALOG)) rows.push({ section: 'error', name: code, type: `HTTP ${e.status}`, description: e.summary, routes: [] });
   void ctx;
   return rows;
 }

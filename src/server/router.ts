@@ -24,7 +24,12 @@ export class Router<R> {
     else this.patterns.push({ segments, route });
   }
 
+  /** A trailing slash is not significant: /api/v1 is /api/v1/, /governments/ is /governments. */
   match(path: string): Match<R> | undefined {
+    return this.matchExact(path) ?? (path.length > 1 ? this.matchExact(path.endsWith('/') ? path.slice(0, -1) : `${path}/`) : undefined);
+  }
+
+  private matchExact(path: string): Match<R> | undefined {
     const hit = this.exact.get(path);
     if (hit !== undefined) return { route: hit, values: [] };
     const parts = path.split('/');
@@ -34,7 +39,10 @@ export class Router<R> {
       let ok = true;
       for (let i = 0; i < parts.length; i++) {
         const seg = p.segments[i];
-        if (seg === null) values.push(decodeSegment(parts[i]!));
+        if (seg === null) {
+          if (parts[i] === '') { ok = false; break; }
+          values.push(decodeSegment(parts[i]!));
+        }
         else if (seg !== parts[i]) { ok = false; break; }
       }
       if (ok) return { route: p.route, values };

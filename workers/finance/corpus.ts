@@ -2,7 +2,7 @@
 // buffers the main thread filled. Built once per worker, never copied.
 
 import { viewOf } from '../../src/corpus/shared.js';
-import type { FinanceColumns } from '../../src/finance/corpus.js';
+import type { FinanceColumns } from '../../src/finance/columns.js';
 
 export interface FinanceView {
   nRows: number;

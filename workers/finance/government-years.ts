@@ -2,7 +2,7 @@
 // and the population the long table carries. Touches only that government's
 // groups (its rows are never scanned).
 
-import { FLAG_AGGREGATE } from '../../src/finance/corpus.js';
+import { FLAG_AGGREGATE } from '../../src/finance/columns.js';
 import type { FinanceView } from './corpus.js';
 
 export interface GovernmentYearsArgs { gid: number }

@@ -1,0 +1,66 @@
+// Starts the real server (the built dist/) as a child process on an ephemeral
+// port and reads the port from its "listening" line.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(fileURLToPath(new URL('../..', import.meta.url.replace('/dist/bench/', '/bench/'))));
+export const MAIN = path.join(ROOT, 'dist/src/main.js');
+
+export interface Running {
+  url: string;
+  port: number;
+  proc: ChildProcess;
+  ready: Record<string, unknown>;
+  stop(): Promise<number | null>;
+}
+
+export interface Exited {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function startServer(env: Record<string, string> = {}, timeoutMs = 60_000): Promise<Running> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [MAIN], {
+      env: { ...process.env, FINANCE_PORT: '0', ARRESTS_PORT: '0', ACCESS_LOG: 'false', WORKERS: '2', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '', err = '';
+    const timer = setTimeout(() => { proc.kill('SIGKILL'); reject(new Error(`server did not start: ${err}`)); }, timeoutMs);
+    proc.stderr!.on('data', (d) => { err += d; });
+    proc.stdout!.on('data', (d) => {
+      out += d;
+      const line = out.split('\n').find((l) => l.includes('"event":"listening"'));
+      if (!line) return;
+      clearTimeout(timer);
+      const ready = JSON.parse(line) as Record<string, unknown>;
+      const port = Number(ready.port);
+      resolve({
+        url: `http://127.0.0.1:${port}`, port, proc, ready,
+        stop: () => new Promise((r) => { if (proc.exitCode !== null) return r(proc.exitCode); proc.once('exit', (c) => r(c)); proc.kill('SIGTERM'); }),
+      });
+    });
+    proc.once('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited with ${code}: ${err}`)); });
+  });
+}
+
+/** Runs the server expecting it to refuse to start; resolves with its exit. */
+export function runToExit(env: Record<string, string>, timeoutMs = 60_000): Promise<Exited> {
+  return new Promise((resolve) => {
+    const proc = spawn(process.execPath, [MAIN], {
+      env: { ...process.env, FINANCE_PORT: '0', ARRESTS_PORT: '0', ACCESS_LOG: 'false', WORKERS: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '', stderr = '';
+    proc.stdout!.on('data', (d) => {
+      stdout += d;
+      if (stdout.includes('"event":"listening"')) proc.kill('SIGKILL');
+    });
+    proc.stderr!.on('data', (d) => { stderr += d; });
+    const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
+    proc.once('exit', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+  });
+}

@@ -1,0 +1,30 @@
+// The finance corpus's shared column layout and row flags. Kept apart from
+// the loader so workers import it without pulling in parquet-wasm.
+
+import type { SharedColumn } from '../corpus/shared.js';
+
+/** Marks a missing harmonized_code (and, in the engine, any missing code). */
+export const NO_CODE = 0xffff;
+export const FLAG_AGGREGATE = 1;
+export const FLAG_AMT_NULL = 2;
+
+export interface FinanceColumns {
+  nRows: number;
+  nGroups: number;
+  nGov: number;
+  code: SharedColumn;
+  hcode: SharedColumn;
+  /** amt as published: whole thousands of dollars. */
+  amt: SharedColumn;
+  flags: SharedColumn;
+  gGov: SharedColumn;
+  gYear: SharedColumn;
+  /** nGroups + 1 offsets into the row columns. */
+  gStart: SharedColumn;
+  /** Population of the group's rows (-1 when none), and its popyear (0 when none). */
+  gPop: SharedColumn;
+  gPopYear: SharedColumn;
+  /** nGov + 1 offsets into govGroups. */
+  govGroupStart: SharedColumn;
+  govGroups: SharedColumn;
+}

@@ -1,0 +1,75 @@
+// The envelope contract over the whole route table: every JSON route answers
+// the success shape, and every route refuses an unknown key with the error
+// shape naming it and listing the accepted keys. New routes are covered
+// automatically.
+
+import { describe, expect, it } from 'vitest';
+import { financeRoutes } from '../src/finance/routes.js';
+import { expectErrorEnvelope, get } from './helpers/http.js';
+
+const LA_CITY = '062037161174';
+const fill = (p: string): string => p.replace('{govid}', LA_CITY);
+
+describe('envelope over the route table', () => {
+  for (const r of financeRoutes) {
+    it(`${r.path} answers its declared shape`, async () => {
+      const got = await get(fill(r.path));
+      expect(got.status).toBe(200);
+      expect(got.headers.get('x-content-type-options')).toBe('nosniff');
+      if (r.produces !== 'envelope') {
+        expect(got.headers.get('content-type')).toContain(r.produces);
+        return;
+      }
+      const b = got.body;
+      expect(Object.keys(b).sort()).toEqual(['data', 'error', 'meta', 'provenance', 'status', 'suggestions']);
+      expect(b.status).toBe('success');
+      expect(Array.isArray(b.data)).toBe(true);
+      expect(b.error).toBeNull();
+      expect(b.meta.version).toBe('v1');
+      expect(b.suggestions).toEqual([]);
+      for (const f of r.rowFields ?? []) expect(b.data[0], `${r.path} row field ${f.name}`).toHaveProperty(f.name);
+    });
+
+    it(`${r.path} refuses an unknown key, listing the accepted ones`, async () => {
+      const msg = expectErrorEnvelope(await get(`${fill(r.path)}?nonsense=1`), 400);
+      expect(msg).toContain("'nonsense'");
+      for (const k of Object.keys(r.query)) expect(msg).toContain(k);
+    });
+  }
+
+  it('answers a wrong path with 404 in the envelope', async () => {
+    for (const p of ['/nope', '/api/v1/nope', '/api/v2/', '/api/v1/openapi.json', '/api/v1/__docs__/', '/api/v1/governments/062037161174/nope']) {
+      const msg = expectErrorEnvelope(await get(p), 404);
+      expect(msg).toContain('No route');
+    }
+  });
+
+  it('treats a trailing slash as insignificant', async () => {
+    expect((await get('/api/v1')).status).toBe(200);
+    expect((await get('/api/v1/governments/')).status).toBe(200);
+  });
+
+  it('is read-only: other methods get 405 in the envelope', async () => {
+    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
+      const got = await get('/api/v1/governments', { method, body: method === 'DELETE' ? undefined : 'x=1' });
+      expectErrorEnvelope(got, 405);
+      expect(got.headers.get('allow')).toContain('GET');
+    }
+  });
+
+  it('answers HEAD with the headers of GET and no body', async () => {
+    const g = await get('/api/v1/categories');
+    const h = await get('/api/v1/categories', { method: 'HEAD' });
+    expect(h.status).toBe(200);
+    expect(h.text).toBe('');
+    expect(h.headers.get('content-type')).toBe(g.headers.get('content-type'));
+    expect(Number(h.headers.get('content-length'))).toBe(Buffer.byteLength(g.text));
+  });
+
+  it('answers CORS preflight and allows any origin', async () => {
+    const got = await get('/api/v1/governments', { method: 'OPTIONS' });
+    expect(got.status).toBe(204);
+    expect(got.headers.get('access-control-allow-origin')).toBe('*');
+    expect(got.headers.get('access-control-allow-methods')).toContain('GET');
+  });
+});

@@ -1,0 +1,144 @@
+// Start-up refuses a faulty mirror, naming the file and the problem, and never
+// serves a partial corpus; the legacy-schema fixtures load.
+
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, readdirSync, statSync, truncateSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT, runToExit, startServer } from './helpers/server.js';
+import { duck, V6 } from './helpers/duckdb.js';
+import { get } from './helpers/http.js';
+
+const tmpRoots: string[] = [];
+afterAll(() => { for (const d of tmpRoots) rmSync(d, { recursive: true, force: true }); });
+
+/** A mirror whose files link to the v6 fixture, except those listed, which are copied for editing. */
+function mirror(copied: string[] = []): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'civicstream-mirror-'));
+  tmpRoots.push(dir);
+  const walk = (rel: string): void => {
+    for (const name of readdirSync(path.join(V6, rel))) {
+      const r = path.join(rel, name);
+      if (statSync(path.join(V6, r)).isDirectory()) {
+        mkdirSync(path.join(dir, r), { recursive: true });
+        walk(r);
+      } else if (copied.includes(r) || r === 'manifest.json') cpSync(path.join(V6, r), path.join(dir, r));
+      else symlinkSync(path.join(V6, r), path.join(dir, r));
+    }
+  };
+  walk('');
+  return dir;
+}
+
+const P2019 = 'data/long/year=2019/part-0.parquet';
+const sha = (f: string): string => createHash('sha256').update(readFileSync(f)).digest('hex');
+
+function editManifest(dir: string, edit: (m: any) => void): void {
+  const file = path.join(dir, 'manifest.json');
+  const m = JSON.parse(readFileSync(file, 'utf8'));
+  edit(m);
+  writeFileSync(file, JSON.stringify(m));
+}
+
+async function refuses(dir: string, ...expected: (string | RegExp)[]): Promise<void> {
+  const r = await runToExit({ FINANCE_DATA: dir });
+  if (r.code === 0 || r.code === null) console.error(r.stderr);
+  expect(r.stdout).not.toContain('"event":"listening"');
+  expect(r.code).not.toBe(0);
+  expect(r.code).not.toBeNull();
+  for (const e of expected) expect(r.stderr, r.stderr).toMatch(e);
+}
+
+describe('start-up refuses a faulty mirror', () => {
+  it('a partition with one flipped byte (sha256 mismatch), naming the file', async () => {
+    const dir = mirror([P2019]);
+    const f = path.join(dir, P2019);
+    const bytes = readFileSync(f);
+    bytes[Math.floor(bytes.length / 2)]! ^= 0xff;
+    writeFileSync(f, bytes);
+    await refuses(dir, /year=2019\/part-0\.parquet/, /sha256 does not match/);
+  });
+
+  it('a flipped byte that the manifest vouches for (no sha256): the parquet reader fails, naming the file', async () => {
+    const dir = mirror([P2019]);
+    const f = path.join(dir, P2019);
+    const bytes = readFileSync(f);
+    bytes.fill(0x5a, 4, bytes.length - 64 * 1024);
+    writeFileSync(f, bytes);
+    editManifest(dir, (m) => { for (const p of m.files.long_partitions) delete p.sha256; });
+    await refuses(dir, /year=2019\/part-0\.parquet/);
+  });
+
+  it('a truncated partition', async () => {
+    const dir = mirror([P2019]);
+    truncateSync(path.join(dir, P2019), 100_000);
+    await refuses(dir, /year=2019\/part-0\.parquet/);
+  });
+
+  it('a missing partition', async () => {
+    const dir = mirror();
+    rmSync(path.join(dir, P2019));
+    await refuses(dir, /year=2019\/part-0\.parquet: file is missing/);
+  });
+
+  it('a row count that does not match the manifest', async () => {
+    const dir = mirror();
+    editManifest(dir, (m) => { m.files.long_partitions[1].row_count += 1; delete m.files.long_partitions[1].sha256; });
+    await refuses(dir, /year=2019\/part-0\.parquet: has 318139 rows; the manifest says 318140/);
+  });
+
+  it('a manifest that does not parse', async () => {
+    const dir = mirror();
+    writeFileSync(path.join(dir, 'manifest.json'), '{"schema_version": 6, "files": ');
+    await refuses(dir, /manifest\.json: does not parse as JSON/);
+  });
+
+  it('an unsupported schema_version', async () => {
+    const dir = mirror();
+    editManifest(dir, (m) => { m.schema_version = 3; });
+    await refuses(dir, /manifest\.json: schema_version 3 is not supported/);
+  });
+
+  it('a partition whose schema lacks a column the engine reads', async () => {
+    const dir = mirror([P2019]);
+    const f = path.join(dir, P2019);
+    rmSync(f);
+    const con = await duck();
+    await con.run(`COPY (SELECT * EXCLUDE (amt) FROM read_parquet('${path.join(V6, P2019)}', hive_partitioning = false)) TO '${f}' (FORMAT parquet)`);
+    editManifest(dir, (m) => { m.files.long_partitions[1].sha256 = sha(f); });
+    await refuses(dir, /year=2019\/part-0\.parquet: schema is missing column\(s\) amt/);
+  });
+
+  it('a missing metadata table that the schema requires', async () => {
+    const dir = mirror();
+    rmSync(path.join(dir, 'data/summary_categories.parquet'));
+    await refuses(dir, /summary_categories\.parquet: file is missing/);
+  });
+
+  it('the slow JavaScript fallback of uWebSockets.js', async () => {
+    const r = await runToExit({ UWS_USE_FALLBACK: '1' });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('JavaScript fallback');
+  });
+});
+
+describe('legacy schema fixtures', () => {
+  for (const v of [5, 4]) {
+    it(`the schema_version ${v} fixture loads the same rows`, async () => {
+      const s = await startServer({ FINANCE_DATA: path.join(ROOT, `fixtures/finance/v${v}`) });
+      try {
+        const root = (await get('/api/v1/', undefined, s.url)).body.data[0];
+        expect(root.schema_version).toBe(v);
+        expect(root.published_years).toEqual([2011, 2019, 2020]);
+        const health = (await get('/api/v1/health', undefined, s.url)).body.data[0];
+        expect(health.corpus.rows).toBe(1131643);
+        const recipes = (await get('/api/v1/recipes', undefined, s.url)).body;
+        if (v === 4) expect(recipes.data.map((r: any) => r.source)).toEqual(['service', 'service', 'service']);
+        else expect(recipes.data.length).toBe(27);
+      } finally {
+        await s.stop();
+      }
+    });
+  }
+});

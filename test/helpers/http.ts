@@ -1,0 +1,48 @@
+// Small HTTP helpers over fetch for the tests.
+
+import http from 'node:http';
+import { inject } from 'vitest';
+
+export const financeUrl = (): string => inject('financeUrl');
+
+export interface Got<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export async function get<T = any>(pathOrUrl: string, init?: RequestInit, base = financeUrl()): Promise<Got<T>> {
+  const res = await fetch(pathOrUrl.startsWith('http') ? pathOrUrl : `${base}${pathOrUrl}`, init);
+  const text = await res.text();
+  let body: any = text;
+  if (text !== '' && (res.headers.get('content-type') ?? '').includes('application/json')) body = JSON.parse(text);
+  return { status: res.status, headers: res.headers, body, text };
+}
+
+/** Asserts the error envelope of the spec and returns the message. */
+export function expectErrorEnvelope(got: Got, status: number): string {
+  const b = got.body;
+  if (got.status !== status) throw new Error(`expected ${status}, got ${got.status}: ${got.text.slice(0, 300)}`);
+  const keys = Object.keys(b).sort().join(',');
+  if (keys !== 'data,error,meta,provenance,status,suggestions') throw new Error(`envelope keys ${keys}`);
+  if (b.status !== 'error' || b.data !== null || b.provenance !== null || !Array.isArray(b.suggestions) || b.suggestions.length !== 0 || b.meta.version !== 'v1' || typeof b.error !== 'string') {
+    throw new Error(`not an error envelope: ${got.text.slice(0, 300)}`);
+  }
+  return b.error as string;
+}
+
+/** GET with a raw Host header (fetch does not let a client set Host). */
+export function getWithHost(path: string, host: string, base = financeUrl()): Promise<Got> {
+  const u = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: u.hostname, port: u.port, path, method: 'GET', headers: { host } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: new Headers(res.headers as Record<string, string>), body: JSON.parse(text), text }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

@@ -1,0 +1,1 @@
+export * from '../../bench/lib/server.js';
