@@ -5,10 +5,15 @@
 import { workerData, threadId } from 'node:worker_threads';
 import type { FinanceColumns } from '../src/finance/columns.js';
 import { attachFinance, type FinanceView } from './finance/corpus.js';
+import type { EngineCatalog } from '../src/finance/engine-catalog.js';
+import type { MoneyPlan, MoneyResult } from '../src/finance/plan.js';
+import * as codeYearsJob from './finance/code-years.js';
 import * as govYears from './finance/government-years.js';
+import { money as moneyJob } from './finance/money.js';
 
 interface WorkerData {
   finance?: FinanceColumns;
+  financeCatalog?: EngineCatalog;
 }
 
 const data = (workerData ?? {}) as WorkerData;
@@ -19,9 +24,16 @@ function needFinance(): FinanceView {
   return finance;
 }
 
+function needCatalog(): EngineCatalog {
+  if (!data.financeCatalog) throw new Error('finance catalog not attached to this worker');
+  return data.financeCatalog;
+}
+
 export interface Jobs {
   ping: [Record<string, never>, { threadId: number }];
   governmentYears: [govYears.GovernmentYearsArgs, govYears.GovernmentYearsResult];
+  money: [MoneyPlan, MoneyResult];
+  codeYears: [{ nCodes: number }, codeYearsJob.CodeYearsResult];
 }
 export type JobName = keyof Jobs;
 export type JobArgs<N extends JobName> = Jobs[N][0];
@@ -29,3 +41,5 @@ export type JobResult<N extends JobName> = Jobs[N][1];
 
 export const ping = (): JobResult<'ping'> => ({ threadId });
 export const governmentYears = (a: JobArgs<'governmentYears'>): JobResult<'governmentYears'> => govYears.governmentYears(needFinance(), a);
+export const money = (plan: MoneyPlan): MoneyResult => moneyJob(needFinance(), needCatalog(), plan);
+export const codeYears = (a: JobArgs<'codeYears'>): JobResult<'codeYears'> => codeYearsJob.codeYears(needFinance(), a);

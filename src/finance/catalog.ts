@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { LoadError, parquetTable, readBytes, sha256, tableRows } from '../corpus/parquet.js';
 import { STATE_BY_FIPS, type StateInfo } from '../geo/states.js';
+import { WIDE_ERA_LAST_YEAR } from './eras.js';
 import { SCHEMAS, tableFile, type Manifest, type SchemaRules, type TableName } from './manifest.js';
 
 export type Flow = 'expenditure' | 'revenue' | 'balance';
@@ -44,6 +45,8 @@ export interface Recipe {
   year_max: number;
   source: 'corpus' | 'service';
   components: RecipeComponent[];
+  /** Recipes this one makes redundant as a suggestion (a whole leg covers its residual parts). */
+  supersedes: string[];
 }
 
 export interface Government {
@@ -222,13 +225,11 @@ function categoryRows(classes: Map<string, CodeClass>): CategoryRow[] {
  * FY2012 every code of the family, which from FY2022 collapse to B89/C89/D89.
  */
 const IG_TOTAL_RECIPES = [
-  { recipe_id: 'ig_federal_total_wide', family: 'B', label: 'Federal IG revenue, whole leg (B-- wide, all B codes modern)' },
-  { recipe_id: 'ig_state_total_wide', family: 'C', label: 'State IG revenue, whole leg (C-- wide, all C codes modern)' },
-  { recipe_id: 'ig_local_total_wide', family: 'D', label: 'Local IG revenue, whole leg (D-- wide, all D codes modern)' },
+  { recipe_id: 'ig_federal_total_wide', family: 'B', label: 'Federal IG revenue, whole leg (B-- wide, all B codes modern)', supersedes: ['ig_federal_b89_wide', 'ig_federal_b47_wide'] },
+  { recipe_id: 'ig_state_total_wide', family: 'C', label: 'State IG revenue, whole leg (C-- wide, all C codes modern)', supersedes: ['ig_state_c89_wide', 'ig_state_c47_wide'] },
+  { recipe_id: 'ig_local_total_wide', family: 'D', label: 'Local IG revenue, whole leg (D-- wide, all D codes modern)', supersedes: ['ig_local_d89_wide', 'ig_local_d47_wide'] },
 ] as const;
 
-/** Last year of the wide-era format: aggregates and leaves are year-disjoint around it. */
-export const WIDE_ERA_LAST_YEAR = 2011;
 
 function buildRecipes(cat: Catalog): Recipe[] {
   const byId = new Map<string, RecipeComponent[]>();
@@ -257,7 +258,7 @@ function buildRecipes(cat: Catalog): Recipe[] {
       { component_code: `${ig.family}--`, gov_type_scope: 'all', year_min: 1967, year_max: WIDE_ERA_LAST_YEAR, weight: 1, source_break_ids: [], notes: 'Wide-era family total (aggregate row)' },
       ...members.map((code) => ({ component_code: code, gov_type_scope: 'all', year_min: WIDE_ERA_LAST_YEAR + 1, year_max: modernEnd, weight: 1, source_break_ids: [], notes: 'Modern family member' })),
     ];
-    recipes.push(makeRecipe(ig.recipe_id, ig.label, 'service', comps));
+    recipes.push({ ...makeRecipe(ig.recipe_id, ig.label, 'service', comps), supersedes: [...ig.supersedes] });
   }
   return recipes.sort((a, b) => a.recipe_id.localeCompare(b.recipe_id));
 }
@@ -269,7 +270,7 @@ function makeRecipe(id: string, label: string, source: Recipe['source'], compone
     n_components: components.length,
     year_min: Math.min(...components.map((c) => c.year_min)),
     year_max: Math.max(...components.map((c) => c.year_max)),
-    source, components,
+    source, components, supersedes: [],
   };
 }
 

@@ -3,11 +3,13 @@
 
 import type { Pool } from '../pool.js';
 import type { RouteSpec } from '../server/route-spec.js';
-import type { Catalog } from './catalog.js';
+import type { Catalog, Flow } from './catalog.js';
 import type { FinanceColumns, LoadStats } from './corpus.js';
+import type { EngineCatalog } from './engine-catalog.js';
 
 export interface FinanceCtx {
   catalog: Catalog;
+  engine: EngineCatalog;
   columns: FinanceColumns;
   stats: LoadStats;
   pool: Pool;
@@ -17,6 +19,10 @@ export interface FinanceCtx {
   govNameLower: string[];
   /** Years each government has rows in the loaded corpus, by gid. */
   govYears: number[][];
+  /** Per recipe index: the flow its classified components belong to, when they agree. */
+  recipeFlow: (Flow | undefined)[];
+  /** Each balance subtype's measured [first, last] year in the loaded corpus. */
+  balanceWindows: Record<string, [number, number]>;
   routes: RouteSpec<FinanceCtx>[];
   startedAt: number;
   workers: number;

@@ -8,17 +8,12 @@ import { getGovernment, listGovernments } from './governments.js';
 import { dataDictionary, examples, health, llms, openapi, root } from './info.js';
 import { govidPath, limitParam, pageParam, patternParam, qParam, stateParam, typeParam } from './params.js';
 import { categoryTypeParam, listCategories, listRecipes } from './taxonomy.js';
+import { moneyRoutes } from './money-routes.js';
+import { exampleGov } from './examples.js';
 
 type Route = RouteSpec<FinanceCtx>;
 
 const V1 = '/api/v1';
-
-/** The most populous government of a type with rows in the latest loaded year. */
-export function exampleGov(ctx: FinanceCtx, type: number): string | undefined {
-  const latest = ctx.catalog.maxYear;
-  const gid = ctx.catalog.governments.findIndex((g, i) => g.type === type && ctx.govYears[i]!.includes(latest));
-  return gid < 0 ? undefined : ctx.catalog.governments[gid]!.canonical_govid;
-}
 
 const GOV_FIELDS = [
   { name: 'canonical_govid', type: 'string', description: '12-digit canonical government id.' },
@@ -91,6 +86,7 @@ export const financeRoutes: Route[] = [
     }),
     handle: getGovernment,
   },
+  ...moneyRoutes,
   {
     id: 'categories', path: `${V1}/categories`, tags: ['taxonomy'], produces: 'envelope',
     query: { type: categoryTypeParam, pattern: patternParam('category') },
@@ -117,6 +113,7 @@ export const financeRoutes: Route[] = [
       { name: 'year_max', type: 'integer', description: 'Last year any component covers.' },
       { name: 'source', type: 'string', description: 'corpus (harmonization_recipes) or service (defined by this service).' },
       { name: 'components', type: 'array', description: 'component_code, gov_type_scope, year_min, year_max, weight, source_break_ids, notes.' },
+      { name: 'supersedes', type: 'array', description: 'Recipes this one makes redundant as a suggestion (a whole leg covers its residual parts).' },
     ],
     examples: () => [{ description: 'Intergovernmental revenue recipes', path: `${V1}/recipes?pattern=ig_` }],
     handle: listRecipes,

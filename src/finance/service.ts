@@ -12,23 +12,38 @@ import type { Catalog } from './catalog.js';
 import type { FinanceColumns } from './columns.js';
 import type { FinanceCtx } from './context.js';
 import type { LoadStats } from './corpus.js';
+import { buildEngineCatalog } from './engine-catalog.js';
 import { financeRoutes } from './routes.js';
 
 export async function loadFinance(config: Config): Promise<FinanceCtx> {
   const dir = config.financeData;
   const { catalog, columns, stats } = await loadInWorker(dir);
-  const pool = new Pool({ workers: config.workers, workerData: { finance: columns } });
+  const engine = buildEngineCatalog(catalog);
+  const pool = new Pool({ workers: config.workers, workerData: { finance: columns, financeCatalog: engine } });
   await pool.warm();
+  const spans = await pool.run('codeYears', { nCodes: catalog.codes.length });
+  const balanceWindows: Record<string, [number, number]> = {};
+  catalog.codes.forEach((code, id) => {
+    const cls = catalog.classes.get(code);
+    if (cls?.category_type !== 'balance' || spans.max[id] === 0) return;
+    const w = (balanceWindows[cls.subtype] ??= [spans.min[id]!, spans.max[id]!]);
+    w[0] = Math.min(w[0], spans.min[id]!);
+    w[1] = Math.max(w[1], spans.max[id]!);
+  });
 
   const gYear = new Uint16Array(columns.gYear.buffer);
   const start = new Uint32Array(columns.govGroupStart.buffer), list = new Uint32Array(columns.govGroups.buffer);
   const govYears = catalog.governments.map((_, gid) => Array.from(list.subarray(start[gid]!, start[gid + 1]!), (g) => gYear[g]!));
 
   return {
-    catalog, columns, stats, pool,
+    catalog, engine, columns, stats, pool, balanceWindows,
     mirrorUrl: config.mirrorUrl ?? dir,
     govNameLower: catalog.governments.map((g) => g.gov_name.toLowerCase()),
     govYears,
+    recipeFlow: catalog.recipes.map((r) => {
+      const flows = new Set(r.components.map((c) => catalog.classes.get(c.component_code)?.category_type).filter((f) => f !== undefined));
+      return flows.size === 1 ? [...flows][0] : undefined;
+    }),
     routes: financeRoutes,
     startedAt: Date.now(),
     workers: config.workers,

@@ -51,6 +51,10 @@ export interface RouteSpec<Ctx> {
   tags: string[];
   pathParams?: Record<string, ParamSpec<Ctx>>;
   query: Record<string, ParamSpec<Ctx>>;
+  /** Keys this route refuses with a specific explanation (instead of the generic unknown-key message). */
+  rejects?: Record<string, string>;
+  /** Cross-parameter rules, checked after every value parsed; the first failure is the answer. */
+  rules?: ((params: Record<string, unknown>, ctx: Ctx) => Error | undefined)[];
   /** What the body is: the JSON envelope, or documentation text/HTML. */
   produces: 'envelope' | 'text/plain' | 'text/markdown' | 'text/html' | 'application/json';
   /** Row fields of `data`, for the docs and the data dictionary. */

@@ -14,7 +14,10 @@ export function compileValidator<Ctx>(route: RouteSpec<Ctx>): Validator<Ctx> {
   return (query, pathValues, ctx) => {
     for (const key of query.keys()) {
       if (!(key in route.query)) {
-        throw apiError('E_UNKNOWN_KEY', `Unknown query parameter '${printable(key)}' for ${route.path}; ${acceptedText}.`);
+        const why = route.rejects?.[key];
+        throw apiError('E_UNKNOWN_KEY', why
+          ? `Query parameter '${key}' is not accepted by ${route.path}: ${why} Accepted keys: ${listValues(accepted)}.`
+          : `Unknown query parameter '${printable(key)}' for ${route.path}; ${acceptedText}.`);
       }
     }
     const out: Record<string, unknown> = {};
@@ -30,6 +33,10 @@ export function compileValidator<Ctx>(route: RouteSpec<Ctx>): Validator<Ctx> {
       } else if (spec.default !== undefined) {
         out[name] = typeof spec.default === 'function' ? (spec.default as (c: Ctx) => unknown)(ctx) : spec.default;
       }
+    }
+    for (const rule of route.rules ?? []) {
+      const err = rule(out, ctx);
+      if (err) throw err;
     }
     return out;
   };

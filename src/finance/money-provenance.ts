@@ -1,0 +1,153 @@
+// The provenance record of a money answer: every key of the spec's table,
+// filled from the plan, the job's summary and the catalog.
+
+import type { Catalog, Flow } from './catalog.js';
+import type { FinanceCtx } from './context.js';
+import type { EngineCatalog } from './engine-catalog.js';
+import { manifestBlock } from './provenance.js';
+import type { MoneySummary } from './plan.js';
+
+export interface ProvenanceInput {
+  verb: string;
+  call: string;
+  govids: string[];
+  govNames: string[];
+  years: number[];
+  category: string | string[] | null;
+  basis: 'raw' | 'harmonized' | 'recipe';
+  basisNote: string | null;
+  flows: Flow[];
+  expenditureConcept: string | null;
+  revenueConcept: string | null;
+  igLeg: boolean;
+  allCategories: boolean;
+  recipeIndex: number | null;
+  perCapita: boolean;
+  adjust: 'nominal' | 'real';
+  baseYear: number;
+  complete: boolean;
+  sql: string;
+  /** Per-government routes report years_present and the category coverage of the series. */
+  perGovernment: boolean;
+  govidsMissing?: string[];
+}
+
+const IG_NOTE =
+  'Total = Direct + intergovernmental (M to local governments, L to the state, Q11/Q12/Q18 state payments to school systems). ' +
+  'Legacy-era (FY2011 and before) intergovernmental dollars are assembled from aggregate-flagged rows, which are year-disjoint from their modern leaf codes; the L-- family total is excluded.';
+
+export function moneyProvenance(ctx: FinanceCtx, p: ProvenanceInput, s: MoneySummary, suggestions: unknown[]): Record<string, unknown> {
+  const cat = ctx.catalog, e = ctx.engine;
+  const codes = s.codesObserved.map((id) => cat.codes[id]!).sort();
+  const recipe = p.recipeIndex === null ? null : cat.recipes[p.recipeIndex]!;
+  const minY = Math.min(...p.years), maxY = Math.max(...p.years);
+  const breaks = cat.tables.series_breaks ?? [];
+  const inWindow = (b: Record<string, unknown>): boolean => Number(b.break_year) >= minY && Number(b.break_year) <= maxY;
+  const seriesRefs = [...new Set(breaks.filter((b) => b.fin_code !== 'ALL' && codes.includes(String(b.fin_code)) && inWindow(b)).map((b) => String(b.break_id)))].sort();
+  const corpusRefs = [...new Set(breaks.filter((b) => b.fin_code === 'ALL' && inWindow(b)).map((b) => String(b.break_id)))].sort();
+
+  const scope: Record<string, unknown> = {
+    gov_types_included: [0, 1, 2, 3],
+    govids_found: p.govids,
+  };
+  if (p.govidsMissing) scope.govids_missing = p.govidsMissing;
+  if (p.perGovernment) {
+    const years = [...new Set(Object.values(s.yearsPresent).flat())].sort((a, b) => a - b);
+    scope.years_present = years;
+    scope.categories_found = s.categoriesFound.map((c) => e.categories[c]);
+    scope.categories_missing = s.categoriesMissing.map(([c, ys]) => ({ category: e.categories[c], years: ys }));
+    if (recipe && years.length) scope.categories_found = [recipe.label];
+  }
+
+  const direct = p.flows.includes('expenditure') && p.expenditureConcept !== null;
+  let conceptNote: string | null = null;
+  if (p.igLeg) {
+    conceptNote = IG_NOTE;
+    if (p.allCategories) conceptNote += ' Direct-leg suppression cannot be detected when category is All Categories (it keys on per-category rows); query named categories for that check.';
+    else if (s.directSuppressed) conceptNote += ' NOTE: for at least one requested (year, category) the Direct leg has no rows in this corpus (a legacy aggregate-only family): those rows report the intergovernmental leg alone. See each row\'s notes for the recipe that recovers the Direct dollars.';
+  }
+
+  const absence: Record<string, string> = {};
+  for (const y of p.years) absence[String(y)] = e.censusZeroYears.includes(y) ? 'census_zero' : 'not_reported';
+
+  const out: Record<string, unknown> = {
+    verb: p.verb,
+    call: p.call,
+    target: { canonical_govid: p.govids, gov_name: p.govNames },
+    years: p.years,
+    category: p.category,
+    basis: p.basis,
+    basis_note: p.basisNote,
+  };
+  if (direct) {
+    out.expenditure_concept = p.expenditureConcept;
+    out.expenditure_concept_note = conceptNote;
+    out.expenditure_concept_direct_suppressed = p.igLeg && p.allCategories ? null : p.igLeg ? s.directSuppressed : false;
+  }
+  if (p.flows.includes('revenue') && p.revenueConcept !== null) out.revenue_concept = p.revenueConcept;
+  Object.assign(out, {
+    harmonization: {
+      applied: p.basis === 'harmonized',
+      na_rows_excluded: p.basis === 'harmonized' ? s.naRows : 0,
+      na_amount_excluded: p.basis === 'harmonized' ? s.naAmount * 1000 : 0,
+      note: p.basis === 'recipe' ? 'basis and harmonization do not apply to recipe results; see the recipe block.' : p.basisNote,
+    },
+    recipe: recipe && {
+      recipe_id: recipe.recipe_id, label: recipe.label, source: recipe.source,
+      components: recipe.components,
+    },
+    suggestions,
+    scope,
+    codes_summed: { observed: codes, subtype_column: p.flows.length > 1 ? 'subtype' : subtypeColumn(p.flows[0]!) },
+    aggregate_fallback: { applied: s.aggregateYears.length > 0, years: s.aggregateYears },
+    transformations: transformations(cat, p, s),
+    series_break_refs: seriesRefs,
+    corpus_break_refs: corpusRefs,
+    completion: { applied: p.complete, rows_filled: s.rowsFilled, absence_means: p.complete ? absence : {} },
+    balance_caveats: p.flows.includes('balance') ? balanceCaveats(ctx, s, p.years) : null,
+    manifest: manifestBlock(ctx),
+    sql_query: p.sql,
+  });
+  return out;
+}
+
+export const subtypeColumn = (flow: Flow): string => (flow === 'expenditure' ? 'spend_subtype' : flow === 'revenue' ? 'revenue_subtype' : 'balance_subtype');
+
+function transformations(cat: Catalog, p: ProvenanceInput, s: MoneySummary): Record<string, unknown> {
+  return {
+    units_conversion: { applied: true, source_unit: '$1,000s (raw Census)', target_unit: 'USD', multiplier: 1000 },
+    per_capita: p.perCapita
+      ? {
+          applied: true,
+          denominator_source: 'census_f33: Census F-33 population carried per year by the long table (population, popyear)',
+          population_years: p.years,
+          popyear_values: s.popYears,
+          pop_source_counts: s.popCounts,
+        }
+      : { applied: false },
+    inflation: p.adjust === 'real'
+      ? { applied: true, base_year: p.baseYear, index: cat.cpi.series, base_year_index: cat.cpi.index.get(p.baseYear) ?? null, source: cat.cpi.source }
+      : { applied: false, base_year: null, index: null },
+  };
+}
+
+/** The holdings caveats: not GAAP, and each balance subtype's measured coverage window. */
+function balanceCaveats(ctx: FinanceCtx, s: MoneySummary, years: number[]): Record<string, unknown> {
+  const windows = ctx.balanceWindows;
+  const observed = s.balanceSubtypes.map((id) => ctx.engine.subtypes[id]!);
+  const minY = Math.min(...years), maxY = Math.max(...years);
+  const truncated = observed.filter((sub) => {
+    const w = windows[sub];
+    return w !== undefined && (minY < w[0] || maxY > w[1]);
+  }).sort();
+  return {
+    not_gaap: true,
+    not_gaap_note: 'Census holdings are gross (no liabilities netted) and are not GAAP fund balance; a reserve ratio built from them overstates what is available. They are stocks, not summable with flows.',
+    coverage_window: windows,
+    truncated,
+  };
+}
+
+export function truncatedFamilies(ctx: FinanceCtx, s: MoneySummary, years: number[]): string[] {
+  return (balanceCaveats(ctx, s, years).truncated as string[]);
+}

@@ -1,0 +1,120 @@
+// The per-government money routes, declared. Each lists the keys it takes,
+// the keys it refuses with a reason, and the spec's cross-parameter rules.
+
+import type { RouteSpec, FieldDoc } from '../server/route-spec.js';
+import type { FinanceCtx } from './context.js';
+import { governmentMoney, type MoneyRoute } from './money.js';
+import {
+  REJECT, RULES, adjustParam, baseYearParam, basisParam, categoryParam, completeParam, expenditureConceptParam, moneyLimitParam,
+  perCapitaParam, perGovYearsParam, recipeParam, revenueConceptParam, subtypeParam,
+} from './money-params.js';
+import { govidPath, pageParam } from './params.js';
+import { exampleGov } from './examples.js';
+
+type Route = RouteSpec<FinanceCtx>;
+const V1 = '/api/v1';
+
+export const moneyFields = (subtypeField: string, extra: FieldDoc[] = []): FieldDoc[] => [
+  { name: 'year', type: 'integer', description: 'Fiscal year.' },
+  { name: 'canonical_govid', type: 'string', description: '12-digit canonical government id.' },
+  { name: 'gov_name', type: 'string', description: 'Government name (registry spelling).' },
+  { name: 'category', type: 'string', description: "Category (function); for a recipe, the recipe's label; 'All Categories' when summed." },
+  { name: subtypeField, type: 'string', description: 'Economic character of the row (recipe for recipe rows).' },
+  ...extra,
+  { name: 'amt_nominal', type: 'number|null', description: 'Nominal US dollars (the corpus stores $1,000s; multiplied by 1000). Null only for not_reported cells.' },
+  { name: 'amt_real', type: 'number|null', description: 'With adjust=real: dollars of base_year by the bundled CPI.' },
+  { name: 'amt_per_capita_nominal', type: 'number|null', description: 'With per_capita=true: amt_nominal per resident; null when no population.' },
+  { name: 'amt_per_capita_real', type: 'number|null', description: 'With per_capita=true and adjust=real.' },
+  { name: 'pop_source', type: 'string', description: 'With per_capita=true: census_f33, or unavailable.' },
+  { name: 'codes_included', type: 'string|null', description: 'Item codes summed into the row, comma-separated (null on filled cells).' },
+  { name: 'aggregate_fallback', type: 'boolean|null', description: 'True when the row includes aggregate-published codes (legacy intergovernmental families).' },
+  { name: 'notes', type: 'string', description: 'Per-row warnings, ";"-separated; empty when none.' },
+  { name: 'value_source', type: 'string', description: 'Only with complete=true: reported, census_zero (dense year, absent: $0), not_reported (sparse year or no report: amount null).' },
+];
+
+const GOV = '{govid}';
+
+const spending: MoneyRoute = { verb: 'spending', flows: ['expenditure'], subtypeField: 'spend_subtype', withFlow: false };
+const revenue: MoneyRoute = { verb: 'revenue', flows: ['revenue'], subtypeField: 'revenue_subtype', withFlow: false };
+const balances: MoneyRoute = { verb: 'balances', flows: ['balance'], subtypeField: 'balance_subtype', withFlow: false };
+const profile: MoneyRoute = { verb: 'profile', flows: ['expenditure', 'revenue'], subtypeField: 'subtype', withFlow: true };
+
+const common = (dAdjust: 'nominal' | 'real', dPerCapita: boolean) => ({
+  years: perGovYearsParam, adjust: adjustParam(dAdjust), base_year: baseYearParam, per_capita: perCapitaParam(dPerCapita),
+  limit: moneyLimitParam, page: pageParam,
+});
+
+export const moneyRoutes: Route[] = [
+  {
+    id: 'government_spending', path: `${V1}/governments/${GOV}/spending`, tags: ['money'], produces: 'envelope',
+    summary: "One government's spending", description: 'Single-flow spending time series. The only route where expenditure_concept=total (Direct + intergovernmental payments) is available.',
+    pathParams: { govid: govidPath },
+    query: {
+      ...common('nominal', false),
+      category: categoryParam({ flows: ['expenditure'], route: '/governments/{govid}/spending' }),
+      subtype: subtypeParam('expenditure', '/governments/{govid}/spending'),
+      basis: basisParam, recipe: recipeParam(['expenditure'], '/governments/{govid}/spending'),
+      expenditure_concept: expenditureConceptParam(true), complete: completeParam,
+    },
+    rejects: { revenue_concept: REJECT.revenue_concept, year: REJECT.year },
+    rules: [RULES.recipeVsCategory, RULES.recipeVsSubtype, RULES.recipeVsComplete, RULES.recipeVsTotal, RULES.completeVsTotal, RULES.completeVsAll, RULES.completeNeedsRepresentation, RULES.subtypeInExpenditureConcept],
+    rowFields: moneyFields('spend_subtype'),
+    examples: (ctx) => [
+      { description: 'Police spending per resident in real dollars, the largest city', path: `${V1}/governments/${exampleGov(ctx, 2)}/spending?category=Police&per_capita=true&adjust=real` },
+      { description: 'Total spending (Direct + intergovernmental), all categories summed, the largest county', path: `${V1}/governments/${exampleGov(ctx, 1)}/spending?expenditure_concept=total&category=All%20Categories&years=${ctx.catalog.maxYear}` },
+    ],
+    handle: governmentMoney(spending),
+  },
+  {
+    id: 'government_revenue', path: `${V1}/governments/${GOV}/revenue`, tags: ['money'], produces: 'envelope',
+    summary: "One government's revenue", description: 'Single-flow revenue series; revenue_concept general (default) or total.',
+    pathParams: { govid: govidPath },
+    query: {
+      ...common('nominal', false),
+      category: categoryParam({ flows: ['revenue'], route: '/governments/{govid}/revenue' }),
+      subtype: subtypeParam('revenue', '/governments/{govid}/revenue'),
+      basis: basisParam, recipe: recipeParam(['revenue'], '/governments/{govid}/revenue'),
+      revenue_concept: revenueConceptParam, complete: completeParam,
+    },
+    rejects: { expenditure_concept: REJECT.expenditure_concept, year: REJECT.year },
+    rules: [RULES.recipeVsCategory, RULES.recipeVsSubtype, RULES.recipeVsComplete, RULES.completeVsAll, RULES.completeNeedsRepresentation, RULES.subtypeInRevenueConcept],
+    rowFields: moneyFields('revenue_subtype'),
+    examples: (ctx) => [
+      { description: 'Property tax, the largest city', path: `${V1}/governments/${exampleGov(ctx, 2)}/revenue?category=Property%20Tax` },
+      { description: 'State aid to the largest township as one series across item-code vintages', path: `${V1}/governments/${exampleGov(ctx, 3)}/revenue?recipe=ig_state_total_wide` },
+    ],
+    handle: governmentMoney(revenue),
+  },
+  {
+    id: 'government_balances', path: `${V1}/governments/${GOV}/balances`, tags: ['money'], produces: 'envelope',
+    summary: "One government's cash and security holdings", description: 'Gross holdings at a point in time (stocks, not flows; not GAAP fund balance).',
+    pathParams: { govid: govidPath },
+    query: {
+      ...common('nominal', false),
+      category: categoryParam({ flows: ['balance'], route: '/governments/{govid}/balances', allowAll: false }),
+      subtype: subtypeParam('balance', '/governments/{govid}/balances'),
+      basis: basisParam, recipe: recipeParam(['balance'], '/governments/{govid}/balances'),
+    },
+    rejects: { expenditure_concept: REJECT.expenditure_concept, revenue_concept: REJECT.revenue_concept, complete: REJECT.complete, year: REJECT.year },
+    rules: [RULES.recipeVsCategory, RULES.recipeVsSubtype, RULES.balancePair],
+    rowFields: moneyFields('balance_subtype'),
+    examples: (ctx) => [{ description: 'Holdings of the largest state', path: `${V1}/governments/${exampleGov(ctx, 0)}/balances` }],
+    handle: governmentMoney(balances),
+  },
+  {
+    id: 'government_profile', path: `${V1}/governments/${GOV}/profile`, tags: ['money'], produces: 'envelope',
+    summary: "One government's spending and revenue in one table", description: 'Spending and revenue history with subtype and flow; real dollars per resident by default.',
+    pathParams: { govid: govidPath },
+    query: {
+      ...common('real', true),
+      category: categoryParam({ flows: ['expenditure', 'revenue', 'balance'], route: '/governments/{govid}/profile' }),
+      basis: basisParam, recipe: recipeParam(['expenditure', 'revenue', 'balance'], '/governments/{govid}/profile'),
+      expenditure_concept: expenditureConceptParam(false), revenue_concept: revenueConceptParam,
+    },
+    rejects: { complete: REJECT.complete, year: REJECT.year },
+    rules: [RULES.recipeVsCategory],
+    rowFields: moneyFields('subtype', [{ name: 'flow', type: 'string', description: 'expenditure, revenue or recipe.' }]),
+    examples: (ctx) => [{ description: 'The largest county: spending and revenue per resident, real dollars', path: `${V1}/governments/${exampleGov(ctx, 1)}/profile` }],
+    handle: governmentMoney(profile),
+  },
+];

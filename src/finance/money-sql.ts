@@ -1,0 +1,83 @@
+// provenance.sql_query for the money routes: DuckDB SQL over the mirror's own
+// parquet that, run as is, returns the answer's rows (year, canonical_govid,
+// category, subtype, amt_nominal; plus flow on /profile) before paging, the
+// subtype filter and completion. It states the engine's rules in SQL, so an
+// independent engine can check every number.
+
+import type { Flow, Recipe } from './catalog.js';
+import type { FinanceCtx } from './context.js';
+import { ALL_CATEGORIES } from './money-params.js';
+import { lit, metadataTable, mirrorFile } from './sql.js';
+
+export interface SqlQuery {
+  govids: string[] | null;
+  /** When govids is null: the cohort predicate over canonical_fips_xwalk. */
+  cohort?: { fips_state?: string; type?: number };
+  years: number[];
+  flows: Flow[];
+  harmonized: boolean;
+  /** Subtypes in scope per flow (the concept). */
+  scope: Partial<Record<Flow, readonly string[]>>;
+  igLeg: boolean;
+  categories: string[] | null;
+  allCategories: boolean;
+  recipe: Recipe | null;
+  withFlow: boolean;
+}
+
+const list = (xs: readonly (string | number)[]): string => xs.map((x) => (typeof x === 'number' ? String(x) : lit(x))).join(', ');
+
+export function moneySql(ctx: FinanceCtx, q: SqlQuery): string {
+  const files = ctx.catalog.manifest.partitions.map((p) => mirrorFile(ctx, p.path)).join(', ');
+  const cohort = q.govids !== null
+    ? `l.canonical_govid IN (${list(q.govids)})`
+    : `l.canonical_govid IN (SELECT canonical_govid FROM ${metadataTable(ctx, 'canonical_fips_xwalk')} WHERE ${[
+        q.cohort?.fips_state !== undefined ? `fips_state = ${lit(q.cohort.fips_state)}` : 'TRUE',
+        q.cohort?.type !== undefined ? `govs_type = ${q.cohort.type}` : 'TRUE',
+      ].join(' AND ')})`;
+  const where = `${cohort} AND l.year IN (${list(q.years)})`;
+  const head =
+    `WITH long AS (SELECT * FROM read_parquet([${files}], hive_partitioning = false)), ` +
+    `sc AS (SELECT item_code, category, category_type, COALESCE(spend_subtype, revenue_subtype, balance_subtype) AS subtype FROM ${metadataTable(ctx, 'summary_categories')})`;
+
+  if (q.recipe !== null) {
+    const values = q.recipe.components
+      .map((c) => `(${lit(c.component_code)}, ${lit(c.gov_type_scope)}, ${c.year_min}, ${c.year_max}, ${c.weight})`)
+      .join(', ');
+    return (
+      `${head}, r(component_code, gov_type_scope, year_min, year_max, weight) AS (VALUES ${values}) ` +
+      `SELECT l.year, l.canonical_govid, ${lit(q.recipe.label)} AS category, 'recipe' AS subtype, ${q.withFlow ? `'recipe' AS flow, ` : ''}` +
+      `SUM(l.amt * r.weight) * 1000 AS amt_nominal FROM long l JOIN r ON l.item_code = r.component_code AND l.year BETWEEN r.year_min AND r.year_max ` +
+      `AND (r.gov_type_scope = 'all' OR (r.gov_type_scope = 'state' AND l.type = 0) OR (r.gov_type_scope = 'local' AND l.type BETWEEN 1 AND 3)) ` +
+      `WHERE ${where} GROUP BY ALL ORDER BY year, canonical_govid`
+    );
+  }
+
+  const legs: string[] = [];
+  const category = q.allCategories ? lit(ALL_CATEGORIES) : 'sc.category';
+  const catFilter = q.categories !== null && !q.allCategories ? ` AND sc.category IN (${list(q.categories)})` : '';
+  for (const flow of q.flows) {
+    const scope = (q.scope[flow] ?? []).filter((s) => s !== 'intergovernmental');
+    if (scope.length === 0) continue;
+    const harmonized = q.harmonized && flow !== 'balance';
+    legs.push(
+      `SELECT l.year, l.canonical_govid, ${category} AS category, sc.subtype, ${lit(flow)} AS flow, l.amt FROM long l ` +
+        `JOIN sc ON sc.item_code = l.${harmonized ? 'harmonized_code' : 'item_code'} ` +
+        `WHERE ${where} AND NOT l.is_aggregate AND sc.category_type = ${lit(flow)} AND sc.subtype IN (${list(scope)})${catFilter}`,
+    );
+  }
+  if (q.igLeg) {
+    const code = q.harmonized ? 'COALESCE(l.harmonized_code, l.item_code)' : 'l.item_code';
+    legs.push(
+      `SELECT l.year, l.canonical_govid, ${category} AS category, sc.subtype, 'expenditure' AS flow, l.amt FROM long l ` +
+        `JOIN sc m ON m.item_code = l.item_code AND m.category_type = 'expenditure' AND m.subtype = 'intergovernmental' ` +
+        `JOIN sc ON sc.item_code = ${code} AND sc.category_type = 'expenditure' AND sc.subtype IN (${list(q.scope.expenditure ?? [])}) ` +
+        `WHERE ${where}${catFilter}`,
+    );
+  }
+  const rows = legs.length ? legs.join(' UNION ALL ') : `SELECT NULL::BIGINT AS year, NULL AS canonical_govid, NULL AS category, NULL AS subtype, NULL AS flow, 0 AS amt WHERE FALSE`;
+  return (
+    `${head} SELECT year, canonical_govid, category, subtype, ${q.withFlow ? 'flow, ' : ''}SUM(amt) * 1000 AS amt_nominal FROM (${rows}) ` +
+    `GROUP BY ALL ORDER BY year, canonical_govid, ${q.withFlow ? 'flow, ' : ''}subtype, category`
+  );
+}

@@ -1,0 +1,79 @@
+// The plan of a money query: what the main thread hands a worker after
+// validation. Only ids and small arrays; the worker needs nothing else.
+
+export const ALL_CATEGORIES_ID = -1;
+/** Rows of a recipe carry this category id (their category is the recipe's label). */
+export const RECIPE_CATEGORY_ID = -2;
+/** Subtype id of recipe rows. */
+export const RECIPE_SUBTYPE_ID = 255;
+
+export interface MoneyPlan {
+  govs: number[];
+  years: number[];
+  /** Flow ids to compute (1 expenditure, 2 revenue, 3 balance). /profile asks for two. */
+  flows: number[];
+  harmonized: boolean;
+  /** Subtype ids each flow may return (the concept's scope). Indexed by flow id. */
+  scope: Record<number, number[]>;
+  /** Add the intergovernmental expenditure leg (expenditure_concept=total). */
+  igLeg: boolean;
+  /** Category ids to keep; null keeps every category. */
+  categories: number[] | null;
+  allCategories: boolean;
+  recipe: number | null;
+  /** The API-layer subtype filter, applied after the summary is taken. */
+  subtype: number | null;
+  complete: boolean;
+  suggest: boolean;
+  offset: number;
+  limit: number;
+}
+
+export const VS_NONE = 0, VS_REPORTED = 1, VS_CENSUS_ZERO = 2, VS_NOT_REPORTED = 3;
+export const ROW_AGGREGATE = 1, ROW_DIRECT_SUPPRESSED = 2;
+
+export interface MoneyRows {
+  n: number;
+  year: Uint16Array;
+  gov: Uint32Array;
+  flow: Uint8Array;
+  cat: Int16Array;
+  sub: Uint8Array;
+  /** Thousands of dollars as published; NaN for not_reported cells. */
+  amt: Float64Array;
+  flags: Uint8Array;
+  valueSource: Uint8Array;
+  /** Population of the row's government and year, -1 when none. */
+  pop: Int32Array;
+  codesStart: Uint32Array;
+  codes: Uint16Array;
+}
+
+export interface MoneySummary {
+  /** Per government (gid), the years with rows (before the subtype filter). */
+  yearsPresent: Record<number, number[]>;
+  categoriesFound: number[];
+  /** Category id -> years of years_present in which it has no row. */
+  categoriesMissing: [number, number[]][];
+  codesObserved: number[];
+  aggregateYears: number[];
+  naRows: number;
+  naAmount: number;
+  /** [recipe index, years it would fill] for category-scoped gaps. */
+  suggestions: [number, number[]][];
+  directSuppressed: boolean;
+  /** "year:category" -> recipe indexes recovering the suppressed Direct leg. */
+  suppressedRecipes: Record<string, number[]>;
+  rowsFilled: number;
+  popYears: number[];
+  popCounts: { census_f33: number; unavailable: number };
+  balanceSubtypes: number[];
+  /** Governments of the plan with no row at all (for scope.govids_missing). */
+  govsWithoutRows: number[];
+}
+
+export interface MoneyResult {
+  total: number;
+  rows: MoneyRows;
+  summary: MoneySummary;
+}
