@@ -27,7 +27,11 @@ describe('envelope over the route table', () => {
       expect(b.error).toBeNull();
       expect(b.meta.version).toBe('v1');
       expect(b.suggestions).toEqual([]);
-      for (const f of r.rowFields ?? []) expect(b.data[0], `${r.path} row field ${f.name}`).toHaveProperty(f.name);
+      for (const f of r.rowFields ?? []) {
+        const row = f.when ? (await get(`${fill(r.path)}?${f.when}`)).body.data[0] : b.data[0];
+        expect(row, `${r.path} row field ${f.name}`).toHaveProperty(f.name);
+        if (f.when) expect(b.data[0], `${r.path} row field ${f.name} only when ${f.when}`).not.toHaveProperty(f.name);
+      }
     });
 
     it(`${r.path} refuses an unknown key, listing the accepted ones`, async () => {

@@ -14,7 +14,11 @@ import { exampleGov } from './examples.js';
 type Route = RouteSpec<FinanceCtx>;
 const V1 = '/api/v1';
 
-export const moneyFields = (subtypeField: string, extra: FieldDoc[] = []): FieldDoc[] => [
+/** Row fields of a money route; fields that depend on a query lose their condition where it is the route's default. */
+export const moneyFields = (subtypeField: string, extra: FieldDoc[] = [], complete = true, realPerCapitaDefault = false): FieldDoc[] =>
+  fieldsBase(subtypeField, extra, complete).map((f) => (realPerCapitaDefault && f.when && !f.when.includes('complete') ? { ...f, when: undefined } : f));
+
+const fieldsBase = (subtypeField: string, extra: FieldDoc[], complete: boolean): FieldDoc[] => [
   { name: 'year', type: 'integer', description: 'Fiscal year.' },
   { name: 'canonical_govid', type: 'string', description: '12-digit canonical government id.' },
   { name: 'gov_name', type: 'string', description: 'Government name (registry spelling).' },
@@ -22,14 +26,14 @@ export const moneyFields = (subtypeField: string, extra: FieldDoc[] = []): Field
   { name: subtypeField, type: 'string', description: 'Economic character of the row (recipe for recipe rows).' },
   ...extra,
   { name: 'amt_nominal', type: 'number|null', description: 'Nominal US dollars (the corpus stores $1,000s; multiplied by 1000). Null only for not_reported cells.' },
-  { name: 'amt_real', type: 'number|null', description: 'With adjust=real: dollars of base_year by the bundled CPI.' },
-  { name: 'amt_per_capita_nominal', type: 'number|null', description: 'With per_capita=true: amt_nominal per resident; null when no population.' },
-  { name: 'amt_per_capita_real', type: 'number|null', description: 'With per_capita=true and adjust=real.' },
-  { name: 'pop_source', type: 'string', description: 'With per_capita=true: census_f33, or unavailable.' },
+  { name: 'amt_real', type: 'number|null', description: 'Dollars of base_year by the bundled CPI.', when: 'adjust=real' },
+  { name: 'amt_per_capita_nominal', type: 'number|null', description: 'amt_nominal per resident; null when no population.', when: 'per_capita=true' },
+  { name: 'amt_per_capita_real', type: 'number|null', description: 'amt_real per resident.', when: 'per_capita=true&adjust=real' },
+  { name: 'pop_source', type: 'string', description: 'census_f33, or unavailable.', when: 'per_capita=true' },
   { name: 'codes_included', type: 'string|null', description: 'Item codes summed into the row, comma-separated (null on filled cells).' },
   { name: 'aggregate_fallback', type: 'boolean|null', description: 'True when the row includes aggregate-published codes (legacy intergovernmental families).' },
   { name: 'notes', type: 'string', description: 'Per-row warnings, ";"-separated; empty when none.' },
-  { name: 'value_source', type: 'string', description: 'Only with complete=true: reported, census_zero (dense year, absent: $0), not_reported (sparse year or no report: amount null).' },
+  ...(complete ? [{ name: 'value_source', type: 'string', description: 'reported, census_zero (dense year, absent: $0), not_reported (sparse year or no report: amount null).', when: 'complete=true' }] : []),
 ];
 
 const GOV = '{govid}';
@@ -97,7 +101,7 @@ export const moneyRoutes: Route[] = [
     },
     rejects: { expenditure_concept: REJECT.expenditure_concept, revenue_concept: REJECT.revenue_concept, complete: REJECT.complete, year: REJECT.year },
     rules: [RULES.recipeVsCategory, RULES.recipeVsSubtype, RULES.balancePair],
-    rowFields: moneyFields('balance_subtype'),
+    rowFields: moneyFields('balance_subtype', [], false),
     examples: (ctx) => [{ description: 'Holdings of the largest state', path: `${V1}/governments/${exampleGov(ctx, 0)}/balances` }],
     handle: governmentMoney(balances),
   },
@@ -113,7 +117,7 @@ export const moneyRoutes: Route[] = [
     },
     rejects: { complete: REJECT.complete, year: REJECT.year },
     rules: [RULES.recipeVsCategory],
-    rowFields: moneyFields('subtype', [{ name: 'flow', type: 'string', description: 'expenditure, revenue or recipe.' }]),
+    rowFields: moneyFields('subtype', [{ name: 'flow', type: 'string', description: 'expenditure, revenue or recipe.' }], false, true),
     examples: (ctx) => [{ description: 'The largest county: spending and revenue per resident, real dollars', path: `${V1}/governments/${exampleGov(ctx, 1)}/profile` }],
     handle: governmentMoney(profile),
   },

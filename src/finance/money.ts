@@ -34,8 +34,8 @@ const FLOW_NAME: Record<number, string> = { 0: 'recipe', 1: 'expenditure', 2: 'r
 const VALUE_SOURCE = ['reported', 'reported', 'census_zero', 'not_reported'];
 
 export const MONEY_NOTES = {
-  aggregate: 'Aggregate fallback applied: includes aggregate-published codes (legacy intergovernmental families).',
-  noPopulation: 'No population denominator for this government and year.',
+  aggregate: 'Aggregate fallback applied: includes aggregate-published codes (legacy intergovernmental families)',
+  noPopulation: 'No population denominator for this government and year',
 } as const;
 
 export function planOf(ctx: FinanceCtx, route: MoneyRoute, q: MoneyQuery): MoneyPlan {
@@ -94,7 +94,7 @@ export function moneyRows(ctx: FinanceCtx, route: MoneyRoute, params: Record<str
     if (perCapita && pop <= 0) notes.push(MONEY_NOTES.noPopulation);
     if (r.flags[i]! & ROW_DIRECT_SUPPRESSED) {
       const ids = res.summary.suppressedRecipes[`${year}:${cat}`] ?? [];
-      notes.push(`Direct component is unavailable through this basis for this year; recover it via recipe = '${ids.map((x) => catalog.recipes[x]!.recipe_id).join("', '")}' (see /recipes).`);
+      notes.push(`Direct component is unavailable through this basis for this year; recover it via recipe = '${ids.map((x) => catalog.recipes[x]!.recipe_id).join("', '")}' (see /recipes)`);
     }
     const row: Record<string, unknown> = {
       year,

@@ -53,7 +53,7 @@ export function dictionaryRows<Ctx>(docs: ServiceDocs, routes: readonly RouteSpe
       const row = seenFields.get(key);
       if (row) row.routes.push(r.path);
       else {
-        const nr: DictionaryRow = { section: 'row', name: f.name, type: f.type, description: f.description, routes: [r.path] };
+        const nr: DictionaryRow = { section: 'row', name: f.name, type: f.type, description: f.when ? `${f.description} Present when ${f.when}.` : f.description, routes: [r.path] };
         seenFields.set(key, nr);
         rows.push(nr);
       }
@@ -80,7 +80,7 @@ export function llmsText<Ctx>(docs: ServiceDocs, routes: readonly RouteSpec<Ctx>
       out.push(`- \`${name}\`${s.required ? ' (required)' : ''}: ${s.description} Allowed: ${s.allowed}.${d ? ` Default: ${d}.` : ''}`);
     }
     if (ps.length) out.push('');
-    if (r.rowFields?.length) out.push(`Row fields: ${r.rowFields.map((f) => `\`${f.name}\``).join(', ')}.`, '');
+    if (r.rowFields?.length) out.push(`Row fields: ${r.rowFields.map((f) => `\`${f.name}\`${f.when ? ` (with ${f.when})` : ''}`).join(', ')}.`, '');
   }
   out.push('## Decisions where the spec is silent', '');
   for (const d of docs.decisions) out.push(`- **${d.topic}**: ${d.decision}`);

@@ -12,7 +12,7 @@ export interface ApiInfo {
 function fieldSchema(f: FieldDoc): Record<string, unknown> {
   const types = f.type.split('|').map((t) => t.trim());
   const json = types.map((t) => (t === 'integer' || t === 'number' || t === 'string' || t === 'boolean' || t === 'null' || t === 'array' || t === 'object' ? t : 'string'));
-  return { type: json.length === 1 ? json[0] : json, description: f.description };
+  return { type: json.length === 1 ? json[0] : json, description: f.when ? `${f.description} Present when ${f.when}.` : f.description };
 }
 
 function paramObject<Ctx>(name: string, spec: ParamSpec<Ctx>, where: 'query' | 'path'): Record<string, unknown> {

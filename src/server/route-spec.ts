@@ -26,6 +26,8 @@ export interface FieldDoc {
   name: string;
   type: string;
   description: string;
+  /** Present only when the request has this query (e.g. `adjust=real`). */
+  when?: string;
 }
 
 export interface RouteRequest<Ctx> {
