@@ -28,7 +28,7 @@ export const META_FIELDS = [
 
 export const DECISIONS = [
   { topic: 'data shape', decision: 'data is always an array of row objects. Routes about one thing (/, /health, /governments/{govid}) answer a one-row array, so clients read every answer the same way.' },
-  { topic: 'default limit', decision: 'limit defaults to 100 on every paged route except /rollups (1000); the cap is 1000 in JSON mode and above it is a 400, never clamped.' },
+  { topic: 'default limit', decision: 'limit defaults to 1000 on the money routes and /rollups (a government\'s whole history in one page) and to 100 on /governments; the cap is 1000 in JSON mode and above it is a 400, never clamped.' },
   { topic: 'repeated query keys', decision: 'A key given twice is a 400 (E_REPEATED_KEY), not "last wins": lists are comma-separated values of one key.' },
   { topic: 'query syntax', decision: 'Malformed percent-encoding or invalid UTF-8 in the query is a 400. "+" is a space. Keys are case-sensitive; enumerated values are case-insensitive.' },
   { topic: 'q and pattern', decision: 'q (/governments) and pattern (/categories, /recipes) are case-insensitive LITERAL substrings. Nothing a client sends is ever used as a regular expression: q=( and q=.* are plain text.' },
@@ -39,6 +39,15 @@ export const DECISIONS = [
   { topic: 'government identity fields', decision: '/governments/{govid} adds to canonical_govid, gov_name and fips_state: type, type_label, state, fips_county, fips_place, census_geoid, population_acs, pop_confidence, first_year and last_year (registry lifespan), legacy_govs_id, id_source, former_ids, lineage (consolidation events) and by_year (rows, aggregate rows and population per loaded year).' },
   { topic: 'provenance on metadata routes', decision: '/governments, /governments/{govid}, /categories and /recipes carry a provenance record too; its sql_query reads the mirror metadata parquet and returns the same rows. Documentation routes (/, /health, /examples, /data-dictionary) carry provenance null.' },
   { topic: 'health', decision: '/health answers 200 only once the corpus is loaded and verified (the server does not listen before); its row reports rows, years, schema_version and workers.' },
+  { topic: 'category lists', decision: 'category takes one name or a comma-separated list on the money routes (exactly one on /peer-comparison); All Categories stands alone. Names are matched case-insensitively and answered in their canonical spelling.' },
+  { topic: 'subtype outside the concept', decision: 'A subtype the requested concept does not include is a 400 naming the concepts that do (interest and insurance_benefits need expenditure_concept direct or total; intergovernmental needs total; utility, liquor_store and insurance_trust need revenue_concept=total), rather than an empty answer.' },
+  { topic: 'codes_included and notes', decision: 'codes_included is a comma-separated string of the item codes summed (harmonized codes on basis=harmonized), null on filled cells. notes is a string of ";"-separated warnings, empty when there are none.' },
+  { topic: 'completion of absent governments', decision: 'With complete=true, a government that did not report at all in a requested year gets not_reported cells even in a dense-source year: census_zero is claimed only where the government was in that year\'s file and Census published no amount.' },
+  { topic: 'balances and basis', decision: 'Holdings are read from the published codes on either basis (the harmonization map carries no balance codes); meta.basis echoes the basis and provenance.basis_note says it has no effect. All Categories is not offered on /balances (stocks have no concept to sum).' },
+  { topic: 'profile category', decision: '/profile takes categories of any flow (the spec exempts it from the flow gate); its rows are spending and revenue, so a balance category there yields no rows.' },
+  { topic: 'suggestions', decision: "A suggestion is made for each requested year with no rows for the government on basis=harmonized with named categories, when a recipe sharing a code with those categories yields rows for that government and year. A whole-leg recipe (ig_*_total_wide) supersedes the residual ones it covers. provenance.suggestions adds the years each would fill." },
+  { topic: 'categories_missing', decision: 'scope.categories_missing lists, per category found in some of years_present, the years of years_present in which it has no row.' },
+  { topic: 'recipe flow', decision: 'A recipe is served by the route of the flow its component codes belong to (a revenue recipe on a spending route is a 400 naming the revenue routes); /profile takes any recipe and labels its rows flow recipe.' },
   { topic: 'methods and CORS', decision: 'Only GET and HEAD are served (OPTIONS answers CORS preflight); anything else is 405. Access-Control-Allow-Origin is *.' },
 ];
 
