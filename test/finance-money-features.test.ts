@@ -226,6 +226,7 @@ describe('provenance', () => {
   it('describes the query before the subtype filter; meta.subtype echoes it', async () => {
     const a = (await get(`${G}/spending?category=Police`)).body;
     const b = (await get(`${G}/spending?category=Police&subtype=capital`)).body;
+    expect((await get(`${G}/spending?category=Police&subtype=CAPITAL`)).body.data).toEqual(b.data);
     expect(b.meta.subtype).toBe('capital');
     expect(b.data.every((r: any) => r.spend_subtype === 'capital')).toBe(true);
     expect(b.data).toEqual(a.data.filter((r: any) => r.spend_subtype === 'capital'));
