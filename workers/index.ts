@@ -10,6 +10,7 @@ import type { MoneyPlan, MoneyResult } from '../src/finance/plan.js';
 import * as codeYearsJob from './finance/code-years.js';
 import * as govYears from './finance/government-years.js';
 import { money as moneyJob } from './finance/money.js';
+import * as peersJob from './finance/peers.js';
 
 interface WorkerData {
   finance?: FinanceColumns;
@@ -34,6 +35,7 @@ export interface Jobs {
   governmentYears: [govYears.GovernmentYearsArgs, govYears.GovernmentYearsResult];
   money: [MoneyPlan, MoneyResult];
   codeYears: [{ nCodes: number }, codeYearsJob.CodeYearsResult];
+  peers: [peersJob.PeersArgs, peersJob.PeersResult];
 }
 export type JobName = keyof Jobs;
 export type JobArgs<N extends JobName> = Jobs[N][0];
@@ -43,3 +45,4 @@ export const ping = (): JobResult<'ping'> => ({ threadId });
 export const governmentYears = (a: JobArgs<'governmentYears'>): JobResult<'governmentYears'> => govYears.governmentYears(needFinance(), a);
 export const money = (plan: MoneyPlan): MoneyResult => moneyJob(needFinance(), needCatalog(), plan);
 export const codeYears = (a: JobArgs<'codeYears'>): JobResult<'codeYears'> => codeYearsJob.codeYears(needFinance(), a);
+export const peers = (a: JobArgs<'peers'>): JobResult<'peers'> => peersJob.peers(needFinance(), needCatalog(), a);

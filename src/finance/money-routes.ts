@@ -14,9 +14,13 @@ import { exampleGov } from './examples.js';
 type Route = RouteSpec<FinanceCtx>;
 const V1 = '/api/v1';
 
-/** Row fields of a money route; fields that depend on a query lose their condition where it is the route's default. */
-export const moneyFields = (subtypeField: string, extra: FieldDoc[] = [], complete = true, realPerCapitaDefault = false): FieldDoc[] =>
-  fieldsBase(subtypeField, extra, complete).map((f) => (realPerCapitaDefault && f.when && !f.when.includes('complete') ? { ...f, when: undefined } : f));
+/** Row fields of a money route; a condition that is the route's default is dropped from `when`. */
+export const moneyFields = (subtypeField: string, extra: FieldDoc[] = [], complete = true, defaults: { real?: boolean; perCapita?: boolean } = {}): FieldDoc[] =>
+  fieldsBase(subtypeField, extra, complete).map((f) => {
+    if (!f.when) return f;
+    const left = f.when.split('&').filter((c) => !(c === 'adjust=real' && defaults.real) && !(c === 'per_capita=true' && defaults.perCapita));
+    return { ...f, when: left.length ? left.join('&') : undefined };
+  });
 
 const fieldsBase = (subtypeField: string, extra: FieldDoc[], complete: boolean): FieldDoc[] => [
   { name: 'year', type: 'integer', description: 'Fiscal year.' },
@@ -117,7 +121,7 @@ export const moneyRoutes: Route[] = [
     },
     rejects: { complete: REJECT.complete, year: REJECT.year },
     rules: [RULES.recipeVsCategory],
-    rowFields: moneyFields('subtype', [{ name: 'flow', type: 'string', description: 'expenditure, revenue or recipe.' }], false, true),
+    rowFields: moneyFields('subtype', [{ name: 'flow', type: 'string', description: 'expenditure, revenue or recipe.' }], false, { real: true, perCapita: true }),
     examples: (ctx) => [{ description: 'The largest county: spending and revenue per resident, real dollars', path: `${V1}/governments/${exampleGov(ctx, 1)}/profile` }],
     handle: governmentMoney(profile),
   },

@@ -4,6 +4,7 @@
 // record each passes in, not code paths here.
 
 import { ok } from '../server/envelope.js';
+import { rowObjects, type ColumnTable } from '../server/csv.js';
 import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
 import type { Flow } from './catalog.js';
 import type { FinanceCtx } from './context.js';
@@ -13,7 +14,7 @@ import { moneyProvenance, subtypeColumn, truncatedFamilies } from './money-prove
 import { moneySql } from './money-sql.js';
 import {
   ALL_CATEGORIES_ID, RECIPE_CATEGORY_ID, ROW_AGGREGATE, ROW_DIRECT_SUPPRESSED, VS_CENSUS_ZERO, VS_NONE, VS_NOT_REPORTED,
-  type MoneyPlan, type MoneyResult,
+  planDefaults, type MoneyPlan, type MoneyResult,
 } from './plan.js';
 
 export interface MoneyRoute {
@@ -68,59 +69,71 @@ export function planOf(ctx: FinanceCtx, route: MoneyRoute, q: MoneyQuery): Money
     suggest: recipe === undefined && basis === 'harmonized' && category !== undefined && !category.all,
     offset: (p.page as number) * limit,
     limit,
+    ...planDefaults,
   };
 }
 
-/** Formats the page rows of a job result, adding real and per-capita amounts and notes. */
-export function moneyRows(ctx: FinanceCtx, route: MoneyRoute, params: Record<string, unknown>, res: MoneyResult): Record<string, unknown>[] {
+/**
+ * The page of a job result as named columns: the field order of the spec's
+ * row, with real and per-capita amounts and notes derived per row. JSON rows
+ * and CSV records are both read from this, so they cannot disagree.
+ */
+export function moneyTable(ctx: FinanceCtx, route: MoneyRoute, params: Record<string, unknown>, res: MoneyResult, extra: { name: string; get: (i: number) => unknown }[] = []): ColumnTable {
   const { catalog, engine: e } = ctx;
   const r = res.rows;
   const recipe = params.recipe as RecipeChoice | undefined;
   const label = recipe ? catalog.recipes[recipe.index]!.label : '';
   const real = params.adjust === 'real';
   const perCapita = params.per_capita === true;
-  const complete = params.complete === true;
-  const baseCpi = catalog.cpi.index.get(params.base_year as number)!;
-  const out: Record<string, unknown>[] = new Array(r.n);
-  for (let i = 0; i < r.n; i++) {
-    const year = r.year[i]!, cat = r.cat[i]!, vs = r.valueSource[i]!;
-    const amt = Number.isNaN(r.amt[i]!) ? null : r.amt[i]! * 1000;
-    const pop = r.pop[i]!;
-    const codes: string[] = [];
-    for (let k = r.codesStart[i]!; k < r.codesStart[i + 1]!; k++) codes.push(catalog.codes[r.codes[k]!]!);
-    codes.sort();
-    const notes: string[] = [];
-    if (r.flags[i]! & ROW_AGGREGATE) notes.push(MONEY_NOTES.aggregate);
-    if (perCapita && pop <= 0) notes.push(MONEY_NOTES.noPopulation);
-    if (r.flags[i]! & ROW_DIRECT_SUPPRESSED) {
-      const ids = res.summary.suppressedRecipes[`${year}:${cat}`] ?? [];
-      notes.push(`Direct component is unavailable through this basis for this year; recover it via recipe = '${ids.map((x) => catalog.recipes[x]!.recipe_id).join("', '")}' (see /recipes)`);
-    }
-    const row: Record<string, unknown> = {
-      year,
-      canonical_govid: catalog.governments[r.gov[i]!]!.canonical_govid,
-      gov_name: catalog.governments[r.gov[i]!]!.gov_name,
-      category: cat === RECIPE_CATEGORY_ID ? label : cat === ALL_CATEGORIES_ID ? ALL_CATEGORIES : e.categories[cat],
-      [route.subtypeField]: cat === RECIPE_CATEGORY_ID ? 'recipe' : e.subtypes[r.sub[i]!],
-    };
-    if (route.withFlow) row.flow = FLOW_NAME[r.flow[i]!];
-    row.amt_nominal = amt;
-    const cpi = catalog.cpi.index.get(year);
-    if (real) row.amt_real = amt === null || cpi === undefined ? null : (amt * baseCpi) / cpi;
-    if (perCapita) {
-      const pc = amt === null || pop <= 0 ? null : amt / pop;
-      row.amt_per_capita_nominal = pc;
-      if (real) row.amt_per_capita_real = pc === null || cpi === undefined ? null : (pc * baseCpi) / cpi;
-      row.pop_source = pop > 0 ? 'census_f33' : 'unavailable';
-    }
-    const filled = vs === VS_CENSUS_ZERO || vs === VS_NOT_REPORTED;
-    row.codes_included = filled ? null : codes.join(',');
-    row.aggregate_fallback = filled ? null : (r.flags[i]! & ROW_AGGREGATE) !== 0;
-    row.notes = notes.join('; ');
-    if (complete) row.value_source = VALUE_SOURCE[vs === VS_NONE ? 1 : vs];
-    out[i] = row;
+  const baseCpi = catalog.cpi.index.get(params.base_year as number) ?? Number.NaN;
+  const amt = (i: number): number | null => (Number.isNaN(r.amt[i]!) ? null : r.amt[i]! * 1000);
+  const cpiRatio = (i: number): number | null => {
+    const cpi = catalog.cpi.index.get(r.year[i]!);
+    return cpi === undefined ? null : baseCpi / cpi;
+  };
+  const perCap = (i: number): number | null => {
+    const a = amt(i), pop = r.pop[i]!;
+    return a === null || pop <= 0 ? null : a / pop;
+  };
+  const filled = (i: number): boolean => r.valueSource[i] === VS_CENSUS_ZERO || r.valueSource[i] === VS_NOT_REPORTED;
+  const gov = (i: number) => catalog.governments[r.gov[i]!]!;
+  const cols: { name: string; get: (i: number) => unknown }[] = [
+    { name: 'year', get: (i) => r.year[i] },
+    { name: 'canonical_govid', get: (i) => gov(i).canonical_govid },
+    { name: 'gov_name', get: (i) => gov(i).gov_name },
+    ...extra,
+    { name: 'category', get: (i) => (r.cat[i] === RECIPE_CATEGORY_ID ? label : r.cat[i] === ALL_CATEGORIES_ID ? ALL_CATEGORIES : e.categories[r.cat[i]!]) },
+    { name: route.subtypeField, get: (i) => (r.cat[i] === RECIPE_CATEGORY_ID ? 'recipe' : e.subtypes[r.sub[i]!]) },
+  ];
+  if (route.withFlow) cols.push({ name: 'flow', get: (i) => FLOW_NAME[r.flow[i]!] });
+  cols.push({ name: 'amt_nominal', get: amt });
+  if (real) cols.push({ name: 'amt_real', get: (i) => { const a = amt(i), k = cpiRatio(i); return a === null || k === null ? null : a * k; } });
+  if (perCapita) {
+    cols.push({ name: 'amt_per_capita_nominal', get: perCap });
+    if (real) cols.push({ name: 'amt_per_capita_real', get: (i) => { const a = perCap(i), k = cpiRatio(i); return a === null || k === null ? null : a * k; } });
+    cols.push({ name: 'pop_source', get: (i) => (r.pop[i]! > 0 ? 'census_f33' : 'unavailable') });
   }
-  return out;
+  cols.push(
+    { name: 'codes_included', get: (i) => {
+      if (filled(i)) return null;
+      const codes: string[] = [];
+      for (let k = r.codesStart[i]!; k < r.codesStart[i + 1]!; k++) codes.push(catalog.codes[r.codes[k]!]!);
+      return codes.sort().join(',');
+    } },
+    { name: 'aggregate_fallback', get: (i) => (filled(i) ? null : (r.flags[i]! & ROW_AGGREGATE) !== 0) },
+    { name: 'notes', get: (i) => {
+      const notes: string[] = [];
+      if (r.flags[i]! & ROW_AGGREGATE) notes.push(MONEY_NOTES.aggregate);
+      if (perCapita && r.pop[i]! <= 0) notes.push(MONEY_NOTES.noPopulation);
+      if (r.flags[i]! & ROW_DIRECT_SUPPRESSED) {
+        const ids = res.summary.suppressedRecipes[`${r.year[i]}:${r.cat[i]}`] ?? [];
+        notes.push(`Direct component is unavailable through this basis for this year; recover it via recipe = '${ids.map((x) => catalog.recipes[x]!.recipe_id).join("', '")}' (see /recipes)`);
+      }
+      return notes.join('; ');
+    } },
+  );
+  if (params.complete === true) cols.push({ name: 'value_source', get: (i) => VALUE_SOURCE[r.valueSource[i] === VS_NONE ? 1 : r.valueSource[i]!] });
+  return { names: cols.map((c) => c.name), get: cols.map((c) => c.get), n: r.n };
 }
 
 /** One government's money route: /governments/{govid}/spending, /revenue, /balances, /profile. */
@@ -138,7 +151,7 @@ export function governmentMoney(route: MoneyRoute) {
 
 export function answer(
   ctx: FinanceCtx, route: MoneyRoute, req: RouteRequest<FinanceCtx>, res: MoneyResult, plan: MoneyPlan,
-  o: { govids: string[]; govNames: string[]; perGovernment: boolean; govidsMissing?: string[]; cohort?: { fips_state?: string; type?: number } },
+  o: { govids: string[]; govNames: string[]; perGovernment: boolean; govidsMissing?: string[]; cohort?: { fips_state?: string; type?: number }; extraColumns?: { name: string; get: (i: number) => unknown }[] },
 ) {
   const { params } = req;
   const recipe = params.recipe as RecipeChoice | undefined;
@@ -204,7 +217,7 @@ export function answer(
     meta.not_gaap = true;
     meta.coverage_truncated = truncatedFamilies(ctx, res.summary, plan.years);
   }
-  return ok(moneyRows(ctx, route, params, res), meta, provenance, suggestions.map(({ years: _years, ...s }) => s));
+  return ok(rowObjects(moneyTable(ctx, route, params, res, o.extraColumns)), meta, provenance, suggestions.map(({ years: _years, ...s }) => s));
 }
 
 export const subtypeFieldOf = (flow: Flow): string => subtypeColumn(flow);

@@ -80,3 +80,32 @@ export const pageParam = intParam({ description: 'Zero-based page index: page N 
 export const qParam = textParam({ description: 'Case-insensitive literal substring of gov_name (no pattern syntax: "(" and ".*" are plain text).', maxLength: 200 });
 
 export const patternParam = (what: string) => textParam({ description: `Case-insensitive literal substring of ${what}.`, maxLength: 200 });
+
+export interface GovidList {
+  gids: number[];
+  found: string[];
+  /** Well-formed ids that are not in the registry. */
+  unknown: string[];
+}
+
+export const MAX_GOVIDS = 1000;
+
+/** A comma-separated list of canonical ids: malformed ones are a 400, unknown well-formed ones are reported, not refused. */
+export const govidListParam: P<GovidList> = {
+  description: `Comma-separated canonical_govid list (at most ${MAX_GOVIDS}). A malformed id is a 400; a well-formed unknown id is answered in provenance.scope.govids_missing.`,
+  schema: { type: 'string', pattern: '^\\d{12}(,\\d{12})*$' },
+  allowed: `up to ${MAX_GOVIDS} twelve-digit ids, comma-separated`,
+  example: '062037161174,061037123085',
+  parse(raw, name, ctx) {
+    const ids = [...new Set(raw.split(',').map((s) => s.trim()))];
+    if (ids.length > MAX_GOVIDS) throw apiError('E_BAD_VALUE', `${name} takes at most ${MAX_GOVIDS} ids; got ${ids.length}. Use state and type for a whole fleet.`);
+    const out: GovidList = { gids: [], found: [], unknown: [] };
+    for (const id of ids) {
+      if (!GOVID.test(id)) throw apiError('E_GOVID_FORMAT', govidFormatMessage(id));
+      const gid = ctx.catalog.govId.get(id);
+      if (gid === undefined) out.unknown.push(id);
+      else { out.gids.push(gid); out.found.push(id); }
+    }
+    return out;
+  },
+};

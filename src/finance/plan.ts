@@ -27,6 +27,29 @@ export interface MoneyPlan {
   suggest: boolean;
   offset: number;
   limit: number;
+  /** coverage=consistent: keep only governments with rows in every requested year (keepGovs exempt). */
+  consistent: boolean;
+  keepGovs: number[];
+  /** Drop rows with no population (per-capita rollups), listing their governments. */
+  dropNoPopulation: boolean;
+  /** Peer comparison: the target; percentile cells and ranks are taken over the other governments. */
+  peerTarget: number | null;
+}
+
+export const planDefaults: Pick<MoneyPlan, 'consistent' | 'keepGovs' | 'dropNoPopulation' | 'peerTarget'> = { consistent: false, keepGovs: [], dropNoPopulation: false, peerTarget: null };
+
+export interface PeerCell {
+  year: number;
+  sub: number;
+  cat: number;
+  /** Peers with a per-capita value in the cell. */
+  n: number;
+  /** Per-capita nominal dollars (type-7 quantiles). */
+  p25: number;
+  p50: number;
+  p75: number;
+  /** The target's rank by per-capita value in the cell among itself and the peers (1 = highest), 0 when it has no value. */
+  targetRank: number;
 }
 
 export const VS_NONE = 0, VS_REPORTED = 1, VS_CENSUS_ZERO = 2, VS_NOT_REPORTED = 3;
@@ -70,6 +93,12 @@ export interface MoneySummary {
   balanceSubtypes: number[];
   /** Governments of the plan with no row at all (for scope.govids_missing). */
   govsWithoutRows: number[];
+  /** Governments left out by coverage=consistent, and by dropNoPopulation. */
+  inconsistentGovs: number[];
+  noPopulationGovs: number[];
+  /** Per requested year: governments contributing rows (the peer target not counted). */
+  reportingByYear: [number, number][];
+  peerCells: PeerCell[];
 }
 
 export interface MoneyResult {

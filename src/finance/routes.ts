@@ -9,6 +9,9 @@ import { dataDictionary, examples, health, llms, openapi, root } from './info.js
 import { govidPath, limitParam, pageParam, patternParam, qParam, stateParam, typeParam } from './params.js';
 import { categoryTypeParam, listCategories, listRecipes } from './taxonomy.js';
 import { moneyRoutes } from './money-routes.js';
+import { flatRoutes } from './flat-routes.js';
+import { rollupsRoute } from './rollups.js';
+import { peerRoutes } from './peers.js';
 import { exampleGov } from './examples.js';
 
 type Route = RouteSpec<FinanceCtx>;
@@ -87,6 +90,9 @@ export const financeRoutes: Route[] = [
     handle: getGovernment,
   },
   ...moneyRoutes,
+  ...peerRoutes,
+  ...flatRoutes,
+  rollupsRoute,
   {
     id: 'categories', path: `${V1}/categories`, tags: ['taxonomy'], produces: 'envelope',
     query: { type: categoryTypeParam, pattern: patternParam('category') },

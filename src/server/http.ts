@@ -126,7 +126,59 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
 
     function write(reply: Reply): void {
       if (reply.kind === 'envelope') sendEnvelope(reply.status ?? 200, reply.envelope, reply.headers);
-      else finish(reply.status ?? 200, reply.contentType, reply.body, reply.headers);
+      else if (reply.kind === 'body') finish(reply.status ?? 200, reply.contentType, reply.body, reply.headers);
+      else stream(reply);
+    }
+
+    // Chunks go out as the client takes them: when write() reports
+    // backpressure we stop pulling and resume in onWritable, so a slow reader
+    // holds one chunk in flight, never the whole body. An abort just stops
+    // the pump; the generator and its columns are then garbage.
+    function stream(reply: Extract<Reply, { kind: 'stream' }>): void {
+      if (state.aborted) return;
+      const status = reply.status ?? 200;
+      let bytes = 0;
+      let ended = false;
+      const pump = (): void => {
+        while (!state.aborted && !ended) {
+          let chunk: string | null;
+          try {
+            chunk = reply.next();
+          } catch (err) {
+            // Headers are gone: the only honest signal left is to cut the connection.
+            console.error(JSON.stringify({ level: 'error', requestId, path, error: err instanceof Error ? err.stack : String(err) }));
+            ended = true;
+            res.close();
+            return;
+          }
+          if (chunk === null) {
+            ended = true;
+            res.end();
+            log(service, { requestId, method, path, status, started, bytes });
+            return;
+          }
+          bytes += chunk.length;
+          if (!res.write(chunk)) return;
+        }
+      };
+      res.cork(() => {
+        res.writeStatus(STATUS_TEXT[status] ?? `${status} Unknown`);
+        for (const [k, v] of COMMON_HEADERS) res.writeHeader(k, v);
+        res.writeHeader('X-Request-Id', requestId);
+        res.writeHeader('Content-Type', reply.contentType);
+        if (reply.headers) for (const k in reply.headers) res.writeHeader(k, reply.headers[k]!);
+        if (head) {
+          ended = true;
+          res.endWithoutBody();
+          log(service, { requestId, method, path, status, started, bytes: 0 });
+          return;
+        }
+        res.onWritable(() => {
+          res.cork(pump);
+          return true;
+        });
+        pump();
+      });
     }
   });
   return app;

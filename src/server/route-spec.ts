@@ -18,6 +18,8 @@ export interface ParamSpec<Ctx = unknown, T = unknown> {
   /** Text of the default for the docs, when it is computed. */
   defaultText?: string;
   required?: boolean;
+  /** The message when a required key is missing (default: "<name> is required for <route>."). */
+  requiredMessage?: string;
   example?: string;
   parse(raw: string, name: string, ctx: Ctx): T;
 }
@@ -42,7 +44,9 @@ export interface RouteRequest<Ctx> {
 
 export type Reply =
   | { kind: 'envelope'; envelope: Envelope; status?: number; headers?: Record<string, string> }
-  | { kind: 'body'; contentType: string; body: string | Uint8Array; status?: number; headers?: Record<string, string> };
+  | { kind: 'body'; contentType: string; body: string | Uint8Array; status?: number; headers?: Record<string, string> }
+  /** A body pulled in chunks (null when done), written as the client reads it. */
+  | { kind: 'stream'; contentType: string; next: () => string | null; status?: number; headers?: Record<string, string> };
 
 export interface RouteSpec<Ctx> {
   id: string;

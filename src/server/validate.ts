@@ -29,7 +29,7 @@ export function compileValidator<Ctx>(route: RouteSpec<Ctx>): Validator<Ctx> {
       if (raw !== undefined) {
         out[name] = spec.parse(raw, name, ctx);
       } else if (spec.required) {
-        throw apiError('E_MISSING', `${name} is required for ${route.path}.`);
+        throw apiError('E_MISSING', spec.requiredMessage ?? `${name} is required for ${route.path}.`);
       } else if (spec.default !== undefined) {
         out[name] = typeof spec.default === 'function' ? (spec.default as (c: Ctx) => unknown)(ctx) : spec.default;
       }

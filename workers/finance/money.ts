@@ -15,7 +15,7 @@ import { FLOW_ID, SCOPE_LOCAL, SCOPE_STATE, type EngineCatalog } from '../../src
 import {
   ALL_CATEGORIES_ID, RECIPE_CATEGORY_ID, RECIPE_SUBTYPE_ID, ROW_AGGREGATE, ROW_DIRECT_SUPPRESSED,
   VS_CENSUS_ZERO, VS_NONE, VS_NOT_REPORTED, VS_REPORTED,
-  type MoneyPlan, type MoneyResult, type MoneyRows,
+  type MoneyPlan, type MoneyResult, type MoneyRows, type PeerCell,
 } from '../../src/finance/plan.js';
 import type { FinanceView } from './corpus.js';
 
@@ -161,11 +161,26 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
     for (const a of govRows) all.push(a);
   }
 
-  all.sort((a, b) =>
+  let rows = all;
+  const inconsistentGovs: number[] = [], noPopulationGovs: number[] = [];
+  if (plan.consistent && plan.years.length > 1) {
+    const drop = new Set(plan.govs.filter((g) => !plan.keepGovs.includes(g) && (yearsPresent[g] ?? []).length < plan.years.length && (yearsPresent[g] ?? []).length > 0));
+    inconsistentGovs.push(...drop);
+    rows = rows.filter((a) => !drop.has(a.gov));
+  }
+  if (plan.dropNoPopulation) {
+    const drop = new Set(rows.filter((a) => a.group < 0 || c.gPop[a.group]! <= 0).map((a) => a.gov));
+    noPopulationGovs.push(...drop);
+    rows = rows.filter((a) => !(a.group < 0 || c.gPop[a.group]! <= 0));
+  }
+  const reportingByYear: [number, number][] = plan.years.map((y) => [y, new Set(rows.filter((a) => a.year === y && a.gov !== plan.peerTarget).map((a) => a.gov)).size]);
+  const peerCells = plan.peerTarget === null ? [] : peerSummary(c, rows, plan.peerTarget);
+
+  rows.sort((a, b) =>
     a.year - b.year || e.govRank[a.gov]! - e.govRank[b.gov]! || a.flow - b.flow ||
     subRank(e, a.sub) - subRank(e, b.sub) || catRank(e, a.cat) - catRank(e, b.cat));
 
-  const reported = all.filter((a) => a.vs !== VS_CENSUS_ZERO && a.vs !== VS_NOT_REPORTED);
+  const reported = rows.filter((a) => a.vs !== VS_CENSUS_ZERO && a.vs !== VS_NOT_REPORTED);
   const catsFound = [...new Set(reported.map((a) => a.cat))].filter((x) => x >= 0).sort((x, y) => catRank(e, x) - catRank(e, y));
   const presentYears = [...new Set(reported.map((a) => a.year))].sort((x, y) => x - y);
   const categoriesMissing: [number, number[]][] = [];
@@ -174,11 +189,11 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
     const missing = presentYears.filter((y) => !has.has(y));
     if (missing.length) categoriesMissing.push([cat, missing]);
   }
-  const codesObserved = [...new Set(all.flatMap((a) => a.codes))].sort((x, y) => x - y);
-  const aggregateYears = [...new Set(all.filter((a) => a.flags & ROW_AGGREGATE).map((a) => a.year))].sort((x, y) => x - y);
+  const codesObserved = [...new Set(rows.flatMap((a) => a.codes))].sort((x, y) => x - y);
+  const aggregateYears = [...new Set(rows.filter((a) => a.flags & ROW_AGGREGATE).map((a) => a.year))].sort((x, y) => x - y);
   const balanceSubtypes = [...new Set(reported.filter((a) => a.flow === BAL).map((a) => a.sub))];
 
-  const filtered = plan.subtype === null ? all : all.filter((a) => a.sub === plan.subtype);
+  const filtered = plan.subtype === null ? rows : rows.filter((a) => a.sub === plan.subtype);
   const popYears = new Set<number>();
   const popCounts = { census_f33: 0, unavailable: 0 };
   for (const a of filtered) {
@@ -194,8 +209,40 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
       yearsPresent, categoriesFound: catsFound, categoriesMissing, codesObserved, aggregateYears, naRows, naAmount,
       suggestions: supersede(e, suggestHits), directSuppressed: Object.keys(suppressedRecipes).length > 0, suppressedRecipes,
       rowsFilled, popYears: [...popYears].sort((x, y) => x - y), popCounts, balanceSubtypes, govsWithoutRows,
+      inconsistentGovs, noPopulationGovs, reportingByYear, peerCells,
     },
   };
+}
+
+/** Type-7 quantile (linear interpolation between order statistics) of sorted values. */
+export function quantile(sorted: number[], p: number): number {
+  const h = (sorted.length - 1) * p, lo = Math.floor(h);
+  return lo + 1 < sorted.length ? sorted[lo]! + (h - lo) * (sorted[lo + 1]! - sorted[lo]!) : sorted[lo]!;
+}
+
+/** Per (year, subtype, category) cell: peer percentiles of per-capita dollars, and the target's rank. */
+function peerSummary(c: FinanceView, rows: Acc[], target: number): PeerCell[] {
+  const cells = new Map<string, { year: number; sub: number; cat: number; values: number[]; target: number | null }>();
+  for (const a of rows) {
+    const pop = a.group >= 0 ? c.gPop[a.group]! : -1;
+    if (pop <= 0 || Number.isNaN(a.amt)) continue;
+    const key = `${a.year}:${a.sub}:${a.cat}`;
+    let cell = cells.get(key);
+    if (!cell) cells.set(key, (cell = { year: a.year, sub: a.sub, cat: a.cat, values: [], target: null }));
+    const v = (a.amt * 1000) / pop;
+    if (a.gov === target) cell.target = v; else cell.values.push(v);
+  }
+  const out: PeerCell[] = [];
+  for (const cell of cells.values()) {
+    const v = cell.values.sort((x, y) => x - y);
+    const t = cell.target;
+    out.push({
+      year: cell.year, sub: cell.sub, cat: cell.cat, n: v.length,
+      p25: v.length ? quantile(v, 0.25) : Number.NaN, p50: v.length ? quantile(v, 0.5) : Number.NaN, p75: v.length ? quantile(v, 0.75) : Number.NaN,
+      targetRank: t === null ? 0 : 1 + v.filter((x) => x > t).length,
+    });
+  }
+  return out.sort((a, b) => a.year - b.year || a.sub - b.sub || a.cat - b.cat);
 }
 
 const scopeOk = (scope: number, type: number): boolean => (scope === SCOPE_STATE ? type === 0 : scope === SCOPE_LOCAL ? type >= 1 && type <= 3 : true);

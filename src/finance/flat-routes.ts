@@ -1,0 +1,151 @@
+// Flat /spending and /revenue: many governments at once, selected by a govid
+// list or by state and type, paged JSON or streamed CSV (format=csv).
+
+import { apiError } from '../server/errors.js';
+import { csvChunks, CSV_CONTENT_TYPE } from '../server/csv.js';
+import { envelopeReply, type Reply, type RouteRequest, type RouteSpec } from '../server/route-spec.js';
+import { enumParam, intParam } from '../server/params.js';
+import { GOV_TYPES } from './catalog.js';
+import type { FinanceCtx } from './context.js';
+import { exampleGov } from './examples.js';
+import { answer, moneyTable, planOf, type MoneyRoute } from './money.js';
+import {
+  REJECT, RULES, adjustParam, baseYearParam, basisParam, categoryParam, completeParam, expenditureConceptParam, perCapitaParam,
+  recipeParam, revenueConceptParam, subtypeParam, type Rule,
+} from './money-params.js';
+import { moneyFields } from './money-routes.js';
+import { govidListParam, pageParam, stateParam, typeParam, yearsParam, type GovidList } from './params.js';
+import { runMoney } from './run-money.js';
+import { STATE_BY_FIPS } from '../geo/states.js';
+
+type Route = RouteSpec<FinanceCtx>;
+const V1 = '/api/v1';
+
+export const CSV_CAP = 50_000;
+export const CSV_CAP_NARROW = 1000;
+export const JSON_CAP = 1000;
+
+export const latestYearParam = yearsParam({
+  description: 'Fiscal years: a year, a list, an inclusive range, or a mix.',
+  defaultText: 'the latest published year',
+  default: (ctx) => [ctx.catalog.maxYear],
+});
+
+const formatParam = enumParam({ description: 'json (the envelope, default) or csv (header then rows; metadata in X-Total-Count, X-Page, X-Limit; no provenance).', values: ['json', 'csv'] as const });
+
+const flatLimitParam = intParam({
+  description: `Rows per page. JSON: default and cap ${JSON_CAP}. CSV: default and cap ${CSV_CAP.toLocaleString('en-US')} (${CSV_CAP_NARROW} when subtype or recipe is set). Above the cap is a 400, never clamped.`,
+  min: 1, max: CSV_CAP, capped: true,
+});
+
+/** The cap depends on the format and on subtype/recipe, so it is a rule over the parsed values. */
+export const limitForFormat: Rule = (p) => {
+  const cap = capOf(p);
+  const limit = p.limit as number | undefined;
+  if (limit !== undefined && limit > cap) {
+    const why = p.format === 'csv' ? (cap === CSV_CAP_NARROW ? 'format=csv with subtype or recipe' : 'format=csv') : 'JSON';
+    return apiError('E_LIMIT_CAP', `limit must be at most ${cap} for ${why}; got ${limit}. It is never clamped: walk pages with page=0,1,2,...`);
+  }
+  return undefined;
+};
+const capOf = (p: Record<string, unknown>): number => (p.format === 'csv' ? (p.subtype !== undefined || p.recipe !== undefined ? CSV_CAP_NARROW : CSV_CAP) : JSON_CAP);
+
+const needsSelection: Rule = (p) =>
+  p.govid === undefined && p.state === undefined && p.type === undefined
+    ? apiError('E_MISSING', 'Select governments with govid (a comma-separated list) or with state and/or type.')
+    : undefined;
+
+function flatHandler(route: MoneyRoute) {
+  return async (req: RouteRequest<FinanceCtx>): Promise<Reply> => {
+    const { ctx } = req;
+    const params = { ...req.params };
+    params.limit ??= capOf(params);
+    const list = params.govid as GovidList | undefined;
+    const fips = params.state as string | undefined;
+    const typeNo = params.type === undefined ? -1 : GOV_TYPES.indexOf(params.type as (typeof GOV_TYPES)[number]);
+    const match = (gid: number): boolean => {
+      const g = ctx.catalog.governments[gid]!;
+      return (fips === undefined || g.fips_state === fips) && (typeNo < 0 || g.type === typeNo);
+    };
+    const gids = list ? list.gids.filter(match) : ctx.catalog.governments.map((_, gid) => gid).filter(match);
+    const plan = planOf(ctx, route, { gids, years: params.years as number[], params });
+    const res = await runMoney(ctx, plan, req.signal);
+
+    if (params.format === 'csv') {
+      return {
+        kind: 'stream',
+        contentType: CSV_CONTENT_TYPE,
+        headers: { 'X-Total-Count': String(res.total), 'X-Page': String(params.page), 'X-Limit': String(params.limit) },
+        next: csvChunks(moneyTable(ctx, route, params, res)),
+      };
+    }
+    const found = list ? list.found.filter((id) => match(ctx.catalog.govId.get(id)!)) : [];
+    const silent = new Set(res.summary.govsWithoutRows.map((g) => ctx.catalog.governments[g]!.canonical_govid));
+    const cohort = list ? undefined : { ...(fips !== undefined ? { fips_state: fips } : {}), ...(typeNo >= 0 ? { type: typeNo } : {}) };
+    const env = answer(ctx, route, { ...req, params }, res, plan, {
+      govids: found,
+      govNames: [],
+      perGovernment: false,
+      cohort,
+      govidsMissing: list ? [...list.unknown, ...found.filter((id) => silent.has(id))] : undefined,
+    });
+    if (cohort) {
+      const scope = env.provenance!.scope as Record<string, unknown>;
+      delete scope.govids_found;
+      scope.cohort = { state: fips === undefined ? null : STATE_BY_FIPS.get(fips)?.code ?? fips, type: params.type ?? null, n_governments: gids.length };
+      env.provenance!.target = { state: scope.cohort && (scope.cohort as Record<string, unknown>).state, type: params.type ?? null, n_governments: gids.length };
+    }
+    if (params.govid !== undefined) env.meta.govid = found;
+    if (fips !== undefined) env.meta.state = STATE_BY_FIPS.get(fips)?.code;
+    if (params.type !== undefined) env.meta.type = params.type;
+    if (params.format !== undefined) env.meta.format = params.format;
+    return envelopeReply(env);
+  };
+}
+
+const flatSpending: MoneyRoute = { verb: 'spending', flows: ['expenditure'], subtypeField: 'spend_subtype', withFlow: false };
+const flatRevenue: MoneyRoute = { verb: 'revenue', flows: ['revenue'], subtypeField: 'revenue_subtype', withFlow: false };
+
+const selection = { govid: govidListParam, state: stateParam, type: typeParam };
+const common = {
+  years: latestYearParam, adjust: adjustParam('nominal'), base_year: baseYearParam, per_capita: perCapitaParam(false),
+  basis: basisParam, complete: completeParam, format: formatParam, limit: flatLimitParam, page: pageParam,
+};
+
+export const flatRoutes: Route[] = [
+  {
+    id: 'spending', path: `${V1}/spending`, tags: ['fleet'], produces: 'envelope',
+    summary: 'Spending of many governments', description: 'A flat slice over many governments, selected by govid list or by state and type; JSON pages or CSV (format=csv, up to 50,000 rows a request).',
+    query: {
+      ...selection, ...common,
+      category: categoryParam({ flows: ['expenditure'], route: '/spending' }),
+      subtype: subtypeParam('expenditure', '/spending'),
+      recipe: recipeParam(['expenditure'], '/spending'),
+      expenditure_concept: expenditureConceptParam(false),
+    },
+    rejects: { revenue_concept: REJECT.revenue_concept, year: REJECT.year },
+    rules: [needsSelection, limitForFormat, RULES.recipeVsCategory, RULES.recipeVsSubtype, RULES.recipeVsComplete, RULES.completeVsAll, RULES.completeNeedsRepresentation, RULES.subtypeInExpenditureConcept],
+    rowFields: moneyFields('spend_subtype'),
+    examples: (ctx) => [
+      { description: 'Two governments side by side', path: `${V1}/spending?govid=${exampleGov(ctx, 1)},${exampleGov(ctx, 2)}&category=All%20Categories` },
+      { description: "A state's cities, police spending, as CSV", path: `${V1}/spending?state=CA&type=city&category=Police&format=csv` },
+    ],
+    handle: flatHandler(flatSpending),
+  },
+  {
+    id: 'revenue', path: `${V1}/revenue`, tags: ['fleet'], produces: 'envelope',
+    summary: 'Revenue of many governments', description: 'A flat slice over many governments, selected by govid list or by state and type; JSON pages or CSV (format=csv).',
+    query: {
+      ...selection, ...common,
+      category: categoryParam({ flows: ['revenue'], route: '/revenue' }),
+      subtype: subtypeParam('revenue', '/revenue'),
+      recipe: recipeParam(['revenue'], '/revenue'),
+      revenue_concept: revenueConceptParam,
+    },
+    rejects: { expenditure_concept: REJECT.expenditure_concept, year: REJECT.year },
+    rules: [needsSelection, limitForFormat, RULES.recipeVsCategory, RULES.recipeVsSubtype, RULES.recipeVsComplete, RULES.completeVsAll, RULES.completeNeedsRepresentation, RULES.subtypeInRevenueConcept],
+    rowFields: moneyFields('revenue_subtype'),
+    examples: () => [{ description: "Texas counties' property tax", path: `${V1}/revenue?state=TX&type=county&category=Property%20Tax` }],
+    handle: flatHandler(flatRevenue),
+  },
+];

@@ -1,0 +1,240 @@
+// /governments/{govid}/peers and /governments/{govid}/peer-comparison.
+//
+// The cohort rule (after the reference client's cog_find_peers): governments
+// of the same type whose population in the cohort year is within 0.7 to 1.3
+// times the target's, the n closest by |ln(population ratio)|, ties by
+// canonical_govid. The cohort year is the requested year, or the latest year
+// in which the target has a population (the latest census year under
+// coverage=census).
+
+import { apiError } from '../server/errors.js';
+import { ok } from '../server/envelope.js';
+import { intParam } from '../server/params.js';
+import { rowObjects, type ColumnTable } from '../server/csv.js';
+import { envelopeReply, type Reply, type RouteRequest, type RouteSpec } from '../server/route-spec.js';
+import { STATE_BY_FIPS } from '../geo/states.js';
+import type { FinanceCtx } from './context.js';
+import { censusWindowText, coverageMeta, coverageParam, coverageRows, coverageYearsParam, isCensusYear, resolveCoverageYears } from './coverage.js';
+import { exampleGov } from './examples.js';
+import { answer, moneyTable, planOf, type MoneyRoute } from './money.js';
+import { REJECT, adjustParam, baseYearParam, categoryParam, expenditureConceptParam, moneyLimitParam, type CategoryChoice } from './money-params.js';
+import { moneyFields } from './money-routes.js';
+import { govidPath, pageParam } from './params.js';
+import { manifestBlock } from './provenance.js';
+import { lit, mirrorFile } from './sql.js';
+import { parseYears } from './years.js';
+import type { ParamSpec } from '../server/route-spec.js';
+
+export const POP_RANGE = [0.7, 1.3] as const;
+export const PEERS_DEFAULT = 10;
+export const PEERS_MAX = 50;
+
+const yearParam: ParamSpec<FinanceCtx, number> = {
+  description: 'The cohort year (singular; only on this route): peers are matched on population in this year.',
+  schema: { type: 'string', pattern: '^\\d{4}$' },
+  allowed: 'one published year',
+  defaultText: 'the latest year in which the target has a population (the latest census year with coverage=census)',
+  parse(raw, _name, ctx) {
+    if (raw.includes(',') || raw.includes('-')) throw apiError('E_BAD_VALUE', 'year takes one year on /peers (for several, use /peer-comparison with years).');
+    return parseYears(raw, ctx.catalog)[0]!;
+  },
+};
+
+const nParam = intParam({ description: `How many peers (default ${PEERS_DEFAULT}, at most ${PEERS_MAX}).`, min: 1, max: PEERS_MAX, default: PEERS_DEFAULT });
+
+interface Cohort {
+  year: number;
+  targetPopulation: number;
+  gids: number[];
+  population: number[];
+}
+
+/** The cohort year under the coverage mode, then the peers in it. */
+async function cohortOf(ctx: FinanceCtx, gid: number, year: number | undefined, coverage: string, n: number, signal: AbortSignal): Promise<Cohort> {
+  const g = ctx.catalog.governments[gid]!;
+  let y = year;
+  if (y !== undefined && coverage === 'census' && !isCensusYear(y)) {
+    throw apiError('E_BAD_VALUE', `coverage=census needs a census year (a year ending in 2 or 7); year ${y} is not one. ${censusWindowText(ctx.catalog)}`);
+  }
+  if (y === undefined) {
+    const hist = await ctx.pool.run('governmentYears', { gid }, signal);
+    const withPop = Array.from(hist.years).filter((_, k) => hist.population[k]! > 0 && (coverage !== 'census' || isCensusYear(hist.years[k]!)));
+    if (withPop.length === 0) {
+      throw apiError('E_BAD_VALUE', coverage === 'census'
+        ? `coverage=census found no census year with a population for ${g.canonical_govid}. ${censusWindowText(ctx.catalog)}`
+        : `${g.canonical_govid} has no population in any loaded year, so it has no peers by population.`);
+    }
+    y = withPop[withPop.length - 1]!;
+  }
+  const r = await ctx.pool.run('peers', { target: gid, year: y, n, lo: POP_RANGE[0], hi: POP_RANGE[1] }, signal);
+  if (r.targetPopulation <= 0) {
+    throw apiError('E_BAD_VALUE', `${g.canonical_govid} has no population in ${y}; choose a year in which it reported (${ctx.govYears[gid]!.join(', ') || 'none loaded'}).`);
+  }
+  return { year: y, targetPopulation: r.targetPopulation, gids: Array.from(r.gids), population: Array.from(r.population) };
+}
+
+function peersSql(ctx: FinanceCtx, gid: number, c: Cohort, n: number): string {
+  const g = ctx.catalog.governments[gid]!;
+  const files = ctx.catalog.manifest.partitions.map((p) => mirrorFile(ctx, p.path)).join(', ');
+  return (
+    `WITH p AS (SELECT canonical_govid, max(population) AS population FROM read_parquet([${files}], hive_partitioning = false) ` +
+    `WHERE year = ${c.year} AND type = ${g.type} AND population > 0 GROUP BY canonical_govid) ` +
+    `SELECT canonical_govid, population FROM p WHERE canonical_govid <> ${lit(g.canonical_govid)} ` +
+    `AND population BETWEEN ${c.targetPopulation * POP_RANGE[0]} AND ${c.targetPopulation * POP_RANGE[1]} ` +
+    `ORDER BY abs(ln(population / ${c.targetPopulation})), canonical_govid LIMIT ${n}`
+  );
+}
+
+async function peersHandler(req: RouteRequest<FinanceCtx>): Promise<Reply> {
+  const { ctx, params } = req;
+  const gid = params.govid as number;
+  const n = params.n as number;
+  const c = await cohortOf(ctx, gid, params.year as number | undefined, params.coverage as string, n, req.signal);
+  const g = ctx.catalog.governments[gid]!;
+  const rows = c.gids.map((p, k) => {
+    const peer = ctx.catalog.governments[p]!;
+    return {
+      rank: k + 1, canonical_govid: peer.canonical_govid, gov_name: peer.gov_name, type: peer.type, type_label: peer.type_label,
+      fips_state: peer.fips_state, state: STATE_BY_FIPS.get(peer.fips_state)?.code ?? null,
+      population: c.population[k], pop_ratio: c.population[k]! / c.targetPopulation, cohort_year: c.year,
+    };
+  });
+  const meta = {
+    total: rows.length, cohort_year: c.year, n, pop_range: POP_RANGE, coverage: params.coverage, target_population: c.targetPopulation,
+    n_units_expected: n, n_units_reporting: rows.length, is_census_year: isCensusYear(c.year),
+  };
+  const provenance = {
+    verb: 'peers', call: req.url,
+    target: { canonical_govid: g.canonical_govid, gov_name: g.gov_name, type: g.type, population: c.targetPopulation },
+    years: [c.year],
+    scope: { govids_found: [g.canonical_govid] },
+    cohort_rule: `same type, population in ${c.year} within ${POP_RANGE[0]}-${POP_RANGE[1]} times the target's, closest by |ln(population ratio)|, ties by canonical_govid`,
+    coverage_mode: params.coverage,
+    manifest: manifestBlock(ctx),
+    sql_query: peersSql(ctx, gid, c, n),
+  };
+  return envelopeReply(ok(rows, meta, provenance));
+}
+
+const NON_ADDITIVE = 'Peer percentile of per-capita dollars in this (year, subtype, category) cell only: not additive across categories, subtypes or years.';
+const SUMMARY = [['summary_p25', 'Peer P25', 'p25'], ['summary_p50', 'Peer median', 'p50'], ['summary_p75', 'Peer P75', 'p75']] as const;
+const comparisonRoute: MoneyRoute = { verb: 'peer_comparison', flows: ['expenditure'], subtypeField: 'spend_subtype', withFlow: false };
+
+async function comparisonHandler(req: RouteRequest<FinanceCtx>): Promise<Reply> {
+  const { ctx } = req;
+  const params: Record<string, unknown> = { ...req.params, per_capita: true, basis: ctx.catalog.rules.harmonized ? 'harmonized' : 'raw' };
+  const gid = params.govid as number;
+  const c = await cohortOf(ctx, gid, undefined, params.coverage === 'census' ? 'census' : 'all', PEERS_DEFAULT, req.signal);
+  const years = params.years as number[];
+  const limit = params.limit as number, page = params.page as number;
+  const plan = {
+    ...planOf(ctx, comparisonRoute, { gids: [gid, ...c.gids], years, params }),
+    offset: 0, limit: Number.MAX_SAFE_INTEGER,
+    consistent: params.coverage === 'consistent', keepGovs: [gid], peerTarget: gid,
+  };
+  const res = await ctx.pool.run('money', plan, req.signal);
+
+  const real = params.adjust === 'real';
+  const baseCpi = ctx.catalog.cpi.index.get(params.base_year as number)!;
+  const r = res.rows;
+  const cells = res.summary.peerCells;
+  const nRows = r.n, nAll = nRows + cells.length * 3;
+  const cellOf = (i: number) => cells[Math.floor((i - nRows) / 3)]!;
+  const q = (i: number) => SUMMARY[(i - nRows) % 3]!;
+  const rank = new Map(cells.map((cell) => [`${cell.year}:${cell.sub}:${cell.cat}`, cell]));
+  const rowCell = (i: number) => rank.get(`${r.year[i]}:${r.sub[i]}:${r.cat[i]}`);
+  const base = moneyTable(ctx, comparisonRoute, params, res, [{ name: 'role', get: (i) => (r.gov[i] === gid ? 'target' : 'peer') }]);
+  const summaryValue = (name: string, i: number): unknown => {
+    const cell = cellOf(i), [role, label, key] = q(i);
+    const v = cell[key];
+    const pc = Number.isNaN(v) ? null : v;
+    switch (name) {
+      case 'year': return cell.year;
+      case 'canonical_govid': return null;
+      case 'gov_name': return label;
+      case 'role': return role;
+      case 'category': return ctx.engine.categories[cell.cat];
+      case 'spend_subtype': return ctx.engine.subtypes[cell.sub];
+      case 'amt_per_capita_nominal': return pc;
+      case 'amt_per_capita_real': { const cpi = ctx.catalog.cpi.index.get(cell.year); return pc === null || cpi === undefined ? null : (pc * baseCpi) / cpi; }
+      case 'pop_source': return null;
+      case 'notes': return NON_ADDITIVE;
+      case 'peers_in_cell': return cell.n;
+      default: return null;
+    }
+  };
+  const table: ColumnTable = {
+    names: [...base.names, 'target_rank', 'ranked_of'],
+    get: [
+      ...base.names.map((name, k) => (i: number) => (i < nRows ? base.get[k]!(i) : summaryValue(name, i))),
+      (i) => (i < nRows && r.gov[i] === gid ? (rowCell(i)?.targetRank || null) : null),
+      (i) => (i < nRows && r.gov[i] === gid ? (rowCell(i) ? rowCell(i)!.n + 1 : null) : i >= nRows ? cellOf(i).n : null),
+    ],
+    n: nAll,
+  };
+  const pageRows = rowObjects(table, page * limit, (page + 1) * limit);
+
+  const peerIds = c.gids.map((p) => ctx.catalog.governments[p]!.canonical_govid);
+  const coverage = coverageRows(res.summary.reportingByYear, () => c.gids.length);
+  const env = answer(ctx, comparisonRoute, { ...req, params }, { ...res, total: nAll }, plan, {
+    govids: [ctx.catalog.governments[gid]!.canonical_govid, ...peerIds], govNames: [], perGovernment: false,
+  });
+  env.data = pageRows;
+  Object.assign(env.meta, { total: nAll, limit, page, coverage: params.coverage, cohort_year: c.year, ...coverageMeta(coverage) });
+  const prov = env.provenance!;
+  prov.target = { canonical_govid: ctx.catalog.governments[gid]!.canonical_govid, gov_name: ctx.catalog.governments[gid]!.gov_name, population: c.targetPopulation };
+  prov.peers = { cohort_year: c.year, pop_range: POP_RANGE, peer_count: c.gids.length, cohort_govids: peerIds, excluded_inconsistent: res.summary.inconsistentGovs.map((p) => ctx.catalog.governments[p]!.canonical_govid) };
+  prov.coverage_mode = params.coverage;
+  prov.coverage = coverage;
+  return envelopeReply(env);
+}
+
+const requiredCategory: ParamSpec<FinanceCtx, CategoryChoice> = {
+  ...categoryParam({ flows: ['expenditure'], route: '/governments/{govid}/peer-comparison', single: true, allowAll: false }),
+  required: true,
+  requiredMessage: 'category is required for peer comparison.',
+};
+
+export const peerRoutes: RouteSpec<FinanceCtx>[] = [
+  {
+    id: 'peers', path: '/api/v1/governments/{govid}/peers', tags: ['peers'], produces: 'envelope',
+    summary: 'Peer cohort', description: `Governments of the same type with a similar population: within ${POP_RANGE[0]}-${POP_RANGE[1]} times the target's in the cohort year, closest first.`,
+    pathParams: { govid: govidPath },
+    query: { year: yearParam, n: nParam, coverage: coverageParam },
+    rowFields: [
+      { name: 'rank', type: 'integer', description: '1 = closest in population.' },
+      { name: 'canonical_govid', type: 'string', description: 'Peer id.' },
+      { name: 'gov_name', type: 'string', description: 'Peer name.' },
+      { name: 'type', type: 'integer', description: 'Government type (the target\'s).' },
+      { name: 'type_label', type: 'string', description: 'state, county, city or township.' },
+      { name: 'fips_state', type: 'string', description: 'State FIPS code.' },
+      { name: 'state', type: 'string|null', description: 'State USPS code.' },
+      { name: 'population', type: 'integer', description: 'Population in the cohort year (census_f33).' },
+      { name: 'pop_ratio', type: 'number', description: "Population over the target's." },
+      { name: 'cohort_year', type: 'integer', description: 'The year populations were matched in.' },
+    ],
+    examples: (ctx) => [{ description: 'Peers of a mid-sized county (the 100th largest)', path: `/api/v1/governments/${exampleGov(ctx, 1, 99)}/peers` }],
+    handle: peersHandler,
+  },
+  {
+    id: 'peer_comparison', path: '/api/v1/governments/{govid}/peer-comparison', tags: ['peers'], produces: 'envelope',
+    summary: 'Target versus peers, per capita', description: 'The target\'s and each peer\'s per-capita spending in one category, and peer percentiles (p25, p50, p75) computed separately in each (year, subtype, category) cell.',
+    pathParams: { govid: govidPath },
+    query: {
+      category: requiredCategory, years: coverageYearsParam, coverage: coverageParam, expenditure_concept: expenditureConceptParam(false),
+      adjust: adjustParam('nominal'), base_year: baseYearParam, limit: moneyLimitParam, page: pageParam,
+    },
+    rejects: {
+      subtype: 'subtype is not available on /peer-comparison.', basis: 'basis is not a parameter of /peer-comparison.', recipe: 'recipe is not available on /peer-comparison.',
+      complete: REJECT.complete, year: REJECT.year, per_capita: 'peer comparison is always per capita.',
+    },
+    rules: [resolveCoverageYears],
+    rowFields: [
+      ...moneyFields('spend_subtype', [{ name: 'role', type: 'string', description: 'target, peer, summary_p25, summary_p50 or summary_p75.' }], false, { perCapita: true }),
+      { name: 'target_rank', type: 'integer|null', description: "On the target's rows: its rank by per-capita dollars among itself and the peers in the cell (1 = highest)." },
+      { name: 'ranked_of', type: 'integer|null', description: 'How many governments that rank is out of (summary rows: how many peers the percentile is over).' },
+    ],
+    examples: (ctx) => [{ description: 'A mid-sized county against its peers: police per capita', path: `/api/v1/governments/${exampleGov(ctx, 1, 99)}/peer-comparison?category=Police` }],
+    handle: comparisonHandler,
+  },
+];

@@ -1,0 +1,116 @@
+// /rollups: one layer of government (states, counties or cities), in a state,
+// in a govid list, or nationwide: one row per government per subtype (and
+// category), with reporting coverage per year.
+
+import { apiError } from '../server/errors.js';
+import { enumParam } from '../server/params.js';
+import { envelopeReply, type Reply, type RouteRequest, type RouteSpec } from '../server/route-spec.js';
+import { STATE_BY_FIPS } from '../geo/states.js';
+import { GOV_TYPES } from './catalog.js';
+import type { FinanceCtx } from './context.js';
+import { coverageMeta, coverageParam, coverageRows, coverageYearsParam, resolveCoverageYears } from './coverage.js';
+import { answer, planOf, type MoneyRoute } from './money.js';
+import { ALL_CATEGORIES, REJECT, adjustParam, baseYearParam, categoryParam, expenditureConceptParam, moneyLimitParam, perCapitaParam, type CategoryChoice, type Rule } from './money-params.js';
+import { moneyFields } from './money-routes.js';
+import { govidListParam, pageParam, stateParam, type GovidList } from './params.js';
+import { runMoney } from './run-money.js';
+
+const LAYERS = ['state', 'county', 'city'] as const;
+type Layer = (typeof LAYERS)[number];
+
+const layerParam = {
+  ...enumParam({
+    description: 'Which layer of government: state, county or city. Required.',
+    values: LAYERS,
+    message: () => 'layer must be one of state, county, city.',
+  }),
+  required: true,
+  requiredMessage: 'layer must be one of state, county, city.',
+};
+
+const SCOPE_NOTE: Record<Layer, string> = {
+  state: 'state government totals; not limited to the geography served by a listed county or city',
+  county: 'county government totals; they include areas outside any city in the county',
+  city: 'city governments proper; special districts in the same area are not included',
+};
+
+const stateOrGovids: Rule = (p) => (p.state !== undefined && p.govids !== undefined ? apiError('E_CONFLICT', 'state and govids are mutually exclusive on /rollups: state scopes the layer, govids names its governments.') : undefined);
+
+const rollupRoute: MoneyRoute = { verb: 'rollups', flows: ['expenditure'], subtypeField: 'spend_subtype', withFlow: false };
+
+async function rollups(req: RouteRequest<FinanceCtx>): Promise<Reply> {
+  const { ctx } = req;
+  const params: Record<string, unknown> = { ...req.params, basis: ctx.catalog.rules.harmonized ? 'harmonized' : 'raw' };
+  params.category ??= { ids: null, all: true, names: [ALL_CATEGORIES] } satisfies CategoryChoice;
+  const layer = params.layer as Layer;
+  const type = GOV_TYPES.indexOf(layer);
+  const fips = params.state as string | undefined;
+  const list = params.govids as GovidList | undefined;
+  const inLayer = (gid: number): boolean => {
+    const g = ctx.catalog.governments[gid]!;
+    return g.type === type && (fips === undefined || g.fips_state === fips);
+  };
+  const gids = list ? list.gids.filter(inLayer) : ctx.catalog.governments.map((_, gid) => gid).filter(inLayer);
+  const years = params.years as number[];
+  const plan = {
+    ...planOf(ctx, rollupRoute, { gids, years, params }),
+    consistent: params.coverage === 'consistent',
+    dropNoPopulation: params.per_capita === true,
+  };
+  const res = await runMoney(ctx, plan, req.signal);
+
+  const expected = (year: number): number =>
+    gids.filter((gid) => {
+      const g = ctx.catalog.governments[gid]!;
+      return (g.first_year ?? -Infinity) <= year && year <= (g.last_year ?? Infinity);
+    }).length;
+  const coverage = coverageRows(res.summary.reportingByYear, expected);
+  const fipsOf = (i: number) => ctx.catalog.governments[res.rows.gov[i]!]!.fips_state;
+  const env = answer(ctx, rollupRoute, { ...req, params }, res, plan, {
+    govids: list ? list.found.filter((id) => inLayer(ctx.catalog.govId.get(id)!)) : [],
+    govNames: [],
+    perGovernment: false,
+    cohort: list ? undefined : { type, ...(fips !== undefined ? { fips_state: fips } : {}) },
+    extraColumns: [{ name: 'fips_state', get: fipsOf }],
+  });
+  const prov = env.provenance!;
+  const scope = prov.scope as Record<string, unknown>;
+  if (!list) delete scope.govids_found;
+  prov.target = { layer, state: fips === undefined ? null : STATE_BY_FIPS.get(fips)?.code, govids: list?.found ?? null, n_governments: gids.length };
+  prov.coverage_mode = params.coverage;
+  prov.coverage = coverage;
+  prov.rollup = {
+    layer,
+    scope_note: SCOPE_NOTE[layer],
+    excluded_inconsistent: res.summary.inconsistentGovs.map((g) => ctx.catalog.governments[g]!.canonical_govid),
+    excluded_no_population: res.summary.noPopulationGovs.map((g) => ctx.catalog.governments[g]!.canonical_govid),
+  };
+  Object.assign(env.meta, { layer, coverage: params.coverage, ...coverageMeta(coverage) });
+  if (fips !== undefined) env.meta.state = STATE_BY_FIPS.get(fips)?.code;
+  return envelopeReply(env);
+}
+
+export const rollupsRoute: RouteSpec<FinanceCtx> = {
+  id: 'rollups', path: '/api/v1/rollups', tags: ['fleet'], produces: 'envelope',
+  summary: 'A layer of governments', description: 'Spending of every government of one layer (state, county, city), in a state, a govid list or nationwide: one row per government per subtype, summed across categories unless a category is named. Carries reporting coverage per year.',
+  query: {
+    layer: layerParam,
+    category: categoryParam({ flows: ['expenditure'], route: '/rollups' }),
+    state: stateParam, govids: govidListParam,
+    years: coverageYearsParam, coverage: coverageParam,
+    expenditure_concept: expenditureConceptParam(false),
+    adjust: adjustParam('nominal'), base_year: baseYearParam, per_capita: perCapitaParam(false),
+    limit: moneyLimitParam, page: pageParam,
+  },
+  rejects: {
+    basis: 'basis is not a parameter of /rollups (it uses the corpus default basis).', recipe: 'recipe is not available on /rollups.',
+    complete: REJECT.complete, revenue_concept: REJECT.revenue_concept, year: REJECT.year,
+  },
+  rules: [stateOrGovids, resolveCoverageYears],
+  rowFields: moneyFields('spend_subtype', [{ name: 'fips_state', type: 'string', description: 'Two-digit state FIPS code of the government.' }], false),
+  examples: () => [
+    { description: 'Every county of California, all categories, by subtype', path: '/api/v1/rollups?layer=county&state=CA' },
+    { description: 'Cities nationwide, police', path: '/api/v1/rollups?layer=city&category=Police' },
+  ],
+  handle: rollups,
+};

@@ -1,0 +1,90 @@
+// Runs a money plan on the pool. A large fleet plan over several years is
+// split by year across the workers: rows are ordered by year first, so the
+// parts' rows concatenate in order, and their summaries merge by union/sum.
+
+import type { FinanceCtx } from './context.js';
+import type { MoneyPlan, MoneyResult, MoneyRows, MoneySummary } from './plan.js';
+
+/** Government-years above which a plan is worth splitting across workers. */
+const SPLIT_WORK = 4000;
+
+export async function runMoney(ctx: FinanceCtx, plan: MoneyPlan, signal?: AbortSignal): Promise<MoneyResult> {
+  const parts = Math.min(ctx.workers, plan.years.length);
+  const splittable = parts > 1 && plan.govs.length * plan.years.length >= SPLIT_WORK && !plan.consistent && plan.peerTarget === null && !plan.suggest;
+  if (!splittable) return ctx.pool.run('money', plan, signal);
+  const blocks: number[][] = Array.from({ length: parts }, () => []);
+  plan.years.forEach((y, i) => blocks[Math.floor((i * parts) / plan.years.length)]!.push(y));
+  const results = await Promise.all(
+    blocks.map((years) => ctx.pool.run('money', { ...plan, years, offset: 0, limit: plan.offset + plan.limit }, signal)),
+  );
+  return merge(results, plan);
+}
+
+function merge(parts: MoneyResult[], plan: MoneyPlan): MoneyResult {
+  const rows = sliceRows(concatRows(parts.map((p) => p.rows)), plan.offset, plan.offset + plan.limit);
+  const s = parts.map((p) => p.summary);
+  const union = (f: (x: MoneySummary) => number[]): number[] => [...new Set(s.flatMap(f))].sort((a, b) => a - b);
+  const yearsPresent: Record<number, number[]> = {};
+  for (const x of s) for (const [g, ys] of Object.entries(x.yearsPresent)) (yearsPresent[Number(g)] ??= []).push(...ys);
+  const without = s.map((x) => new Set(x.govsWithoutRows));
+  const summary: MoneySummary = {
+    yearsPresent,
+    categoriesFound: union((x) => x.categoriesFound),
+    categoriesMissing: [],
+    codesObserved: union((x) => x.codesObserved),
+    aggregateYears: union((x) => x.aggregateYears),
+    naRows: s.reduce((n, x) => n + x.naRows, 0),
+    naAmount: s.reduce((n, x) => n + x.naAmount, 0),
+    suggestions: s.flatMap((x) => x.suggestions),
+    directSuppressed: s.some((x) => x.directSuppressed),
+    suppressedRecipes: Object.assign({}, ...s.map((x) => x.suppressedRecipes)),
+    rowsFilled: s.reduce((n, x) => n + x.rowsFilled, 0),
+    popYears: union((x) => x.popYears),
+    popCounts: { census_f33: s.reduce((n, x) => n + x.popCounts.census_f33, 0), unavailable: s.reduce((n, x) => n + x.popCounts.unavailable, 0) },
+    balanceSubtypes: union((x) => x.balanceSubtypes),
+    govsWithoutRows: plan.govs.filter((g) => without.every((w) => w.has(g))),
+    inconsistentGovs: union((x) => x.inconsistentGovs),
+    noPopulationGovs: union((x) => x.noPopulationGovs),
+    reportingByYear: s.flatMap((x) => x.reportingByYear).sort((a, b) => a[0] - b[0]),
+    peerCells: s.flatMap((x) => x.peerCells),
+  };
+  return { total: parts.reduce((n, p) => n + p.total, 0), rows, summary };
+}
+
+type Columns = Omit<MoneyRows, 'n' | 'codesStart' | 'codes'>;
+const FIXED: (keyof Columns)[] = ['year', 'gov', 'flow', 'cat', 'sub', 'amt', 'flags', 'valueSource', 'pop'];
+
+function concatRows(list: MoneyRows[]): MoneyRows {
+  if (list.length === 1) return list[0]!;
+  const n = list.reduce((k, r) => k + r.n, 0);
+  const out = { n } as MoneyRows;
+  for (const key of FIXED) {
+    const Ctor = list[0]![key].constructor as new (n: number) => Columns[typeof key];
+    const col = new Ctor(n);
+    let at = 0;
+    for (const r of list) { (col as Uint8Array).set(r[key] as Uint8Array, at); at += r.n; }
+    (out as unknown as Record<string, unknown>)[key] = col;
+  }
+  out.codes = new Uint16Array(list.reduce((k, r) => k + r.codes.length, 0));
+  out.codesStart = new Uint32Array(n + 1);
+  let row = 0, code = 0;
+  for (const r of list) {
+    out.codes.set(r.codes, code);
+    for (let i = 0; i < r.n; i++) out.codesStart[row + i] = r.codesStart[i]! + code;
+    row += r.n;
+    code += r.codes.length;
+  }
+  out.codesStart[n] = code;
+  return out;
+}
+
+function sliceRows(r: MoneyRows, start: number, end: number): MoneyRows {
+  const s = Math.min(start, r.n), e = Math.min(end, r.n);
+  if (s === 0 && e === r.n) return r;
+  const out = { n: e - s } as MoneyRows;
+  for (const key of FIXED) (out as unknown as Record<string, unknown>)[key] = (r[key] as Uint8Array).slice(s, e);
+  const c0 = r.codesStart[s]!, c1 = r.codesStart[e]!;
+  out.codes = r.codes.slice(c0, c1);
+  out.codesStart = r.codesStart.slice(s, e + 1).map((x) => x - c0);
+  return out;
+}

@@ -1,0 +1,39 @@
+// A government's peer cohort: governments of the same type whose population
+// in the cohort year lies within [lo, hi] times the target's, closest first
+// by |ln(population ratio)|, ties by canonical_govid. Scans that year's groups.
+
+import type { EngineCatalog } from '../../src/finance/engine-catalog.js';
+import type { FinanceView } from './corpus.js';
+
+export interface PeersArgs {
+  target: number;
+  year: number;
+  n: number;
+  lo: number;
+  hi: number;
+}
+
+export interface PeersResult {
+  targetPopulation: number;
+  gids: Uint32Array;
+  population: Int32Array;
+}
+
+export function peers(c: FinanceView, e: EngineCatalog, a: PeersArgs): PeersResult {
+  const type = e.govType[a.target]!;
+  let targetPopulation = -1;
+  const s = c.govGroupStart[a.target]!, t = c.govGroupStart[a.target + 1]!;
+  for (let k = s; k < t; k++) if (c.gYear[c.govGroups[k]!] === a.year) targetPopulation = c.gPop[c.govGroups[k]!]!;
+  if (targetPopulation <= 0) return { targetPopulation, gids: new Uint32Array(0), population: new Int32Array(0) };
+  const lo = targetPopulation * a.lo, hi = targetPopulation * a.hi;
+  const found: { gid: number; pop: number; d: number }[] = [];
+  for (let g = 0; g < c.nGroups; g++) {
+    if (c.gYear[g] !== a.year) continue;
+    const gid = c.gGov[g]!, pop = c.gPop[g]!;
+    if (gid === a.target || e.govType[gid] !== type || pop <= 0 || pop < lo || pop > hi) continue;
+    found.push({ gid, pop, d: Math.abs(Math.log(pop / targetPopulation)) });
+  }
+  found.sort((x, y) => x.d - y.d || e.govRank[x.gid]! - e.govRank[y.gid]!);
+  const top = found.slice(0, a.n);
+  return { targetPopulation, gids: Uint32Array.from(top, (f) => f.gid), population: Int32Array.from(top, (f) => f.pop) };
+}
