@@ -127,7 +127,7 @@ export const flatRoutes: Route[] = [
     rules: [needsSelection, limitForFormat, RULES.recipeVsCategory, RULES.recipeVsSubtype, RULES.recipeVsComplete, RULES.completeVsAll, RULES.completeNeedsRepresentation, RULES.subtypeInExpenditureConcept],
     rowFields: moneyFields('spend_subtype'),
     examples: (ctx) => [
-      { description: 'Two governments side by side', path: `${V1}/spending?govid=${exampleGov(ctx, 1)},${exampleGov(ctx, 2)}&category=All%20Categories` },
+      { description: 'Two governments side by side, police', path: `${V1}/spending?govid=${exampleGov(ctx, 1)},${exampleGov(ctx, 2)}&category=Police&years=${ctx.catalog.years.join(',')}` },
       { description: "A state's cities, police spending, as CSV", path: `${V1}/spending?state=CA&type=city&category=Police&format=csv` },
     ],
     handle: flatHandler(flatSpending),

@@ -5,6 +5,7 @@
 import { ok } from '../server/envelope.js';
 import { dictionaryRows, llmsText } from '../server/docs-text.js';
 import { openapiDocument } from '../server/openapi.js';
+import { openStreams } from '../server/http.js';
 import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
 import type { FinanceCtx } from './context.js';
 import { financeDocs, ATTRIBUTION } from './docs.js';
@@ -50,6 +51,8 @@ export function health(req: RouteRequest<FinanceCtx>): Reply {
     status: 'ok',
     corpus: { rows: ctx.stats.rows, groups: ctx.stats.groups, years: ctx.catalog.years, schema_version: ctx.catalog.manifest.schemaVersion },
     workers: ctx.workers,
+    memory: { rss_bytes: process.memoryUsage.rss(), heap_used_bytes: process.memoryUsage().heapUsed },
+    open_streams: openStreams(),
     uptime_s: Math.round((Date.now() - ctx.startedAt) / 1000),
   }]));
 }

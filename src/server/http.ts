@@ -46,6 +46,9 @@ interface Compiled<Ctx> {
 }
 
 let requestCounter = 0;
+let streamsOpen = 0;
+/** Responses currently streaming (for /health: a client that leaves must not leave one behind). */
+export const openStreams = (): number => streamsOpen;
 const requestPrefix = `${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
 
 export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.TemplatedApp {
@@ -62,9 +65,13 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
     const host = req.getHeader('host');
     const requestId = `${requestPrefix}-${(++requestCounter).toString(36)}`;
     const controller = new AbortController();
-    const state = { aborted: false };
+    const state = { aborted: false, streaming: false };
+    const streamDone = (): void => {
+      if (state.streaming) { state.streaming = false; streamsOpen--; }
+    };
     res.onAborted(() => {
       state.aborted = true;
+      streamDone();
       controller.abort();
       log(service, { requestId, method, path, status: 0, started, bytes: 0, aborted: true });
     });
@@ -139,6 +146,8 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
       const status = reply.status ?? 200;
       let bytes = 0;
       let ended = false;
+      state.streaming = true;
+      streamsOpen++;
       const pump = (): void => {
         while (!state.aborted && !ended) {
           let chunk: string | null;
@@ -148,11 +157,13 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
             // Headers are gone: the only honest signal left is to cut the connection.
             console.error(JSON.stringify({ level: 'error', requestId, path, error: err instanceof Error ? err.stack : String(err) }));
             ended = true;
+            streamDone();
             res.close();
             return;
           }
           if (chunk === null) {
             ended = true;
+            streamDone();
             res.end();
             log(service, { requestId, method, path, status, started, bytes });
             return;
@@ -169,6 +180,7 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
         if (reply.headers) for (const k in reply.headers) res.writeHeader(k, reply.headers[k]!);
         if (head) {
           ended = true;
+          streamDone();
           res.endWithoutBody();
           log(service, { requestId, method, path, status, started, bytes: 0 });
           return;

@@ -1,7 +1,13 @@
 // The money job: spending, revenue, balances and profile rows for a set of
-// governments and years, from the shared corpus. For each government it
-// walks only that government's (year) groups; the classification of every
-// row is a lookup in the engine catalog by code id.
+// governments and years, from the shared corpus.
+//
+// Rows come out in their final order (year, canonical_govid, flow, subtype,
+// category) by walking years outermost and governments in id order inside,
+// aggregating one (government, year) group at a time. Only the requested
+// page is kept; rows before it are counted, rows after it only feed the
+// summary. So a fleet query over millions of result rows holds one group's
+// rows and one page in memory, and a government's query touches only its own
+// groups.
 //
 // Semantics follow the corpus's reader (civilytics/uscogdata): Direct and
 // revenue legs skip aggregate rows and, on the harmonized basis, classify by
@@ -34,215 +40,254 @@ interface Acc {
 
 const EXP = FLOW_ID.expenditure, REV = FLOW_ID.revenue, BAL = FLOW_ID.balance;
 
-export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyResult {
-  const igSub = e.subtypes.indexOf('intergovernmental');
-  const wantYear = new Set(plan.years);
-  const wantFlow = new Uint8Array(4);
-  for (const f of plan.flows) wantFlow[f] = 1;
-  const inScope = [0, 1, 2, 3].map((f) => {
-    const a = new Uint8Array(e.subtypes.length + 1);
-    for (const s of plan.scope[f] ?? []) a[s] = 1;
-    return a;
-  });
-  const keepCat = plan.categories === null ? null : new Uint8Array(e.categories.length);
-  if (keepCat) for (const id of plan.categories!) keepCat[id] = 1;
-  const catOk = (cat: number): boolean => keepCat === null || (cat >= 0 && keepCat[cat] === 1);
-  const recipe = plan.recipe === null ? null : e.recipes[plan.recipe]!;
+/** What a plan means in lookups, built once per job. */
+interface Ctx {
+  c: FinanceView;
+  e: EngineCatalog;
+  plan: MoneyPlan;
+  igSub: number;
+  wantFlow: Uint8Array;
+  inScope: Uint8Array[];
+  keepCat: Uint8Array | null;
+  na: { rows: number; amount: number };
+}
 
-  const all: Acc[] = [];
-  let naRows = 0, naAmount = 0;
+export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyResult {
+  const x: Ctx = {
+    c, e, plan,
+    igSub: e.subtypes.indexOf('intergovernmental'),
+    wantFlow: new Uint8Array(4),
+    inScope: [0, 1, 2, 3].map((f) => {
+      const a = new Uint8Array(e.subtypes.length + 1);
+      for (const s of plan.scope[f] ?? []) a[s] = 1;
+      return a;
+    }),
+    keepCat: plan.categories === null ? null : new Uint8Array(e.categories.length),
+    na: { rows: 0, amount: 0 },
+  };
+  for (const f of plan.flows) x.wantFlow[f] = 1;
+  if (x.keepCat) for (const id of plan.categories!) x.keepCat[id] = 1;
+
+  // Governments in output order (the peer target first), and their group for each requested year.
+  const govs = [...new Set(plan.govs)].sort((a, b) =>
+    (plan.peerTarget !== null ? Number(b === plan.peerTarget) - Number(a === plan.peerTarget) : 0) || e.govRank[a]! - e.govRank[b]!);
+  const Y = plan.years.length;
+  const yearIdx = new Map(plan.years.map((y, i) => [y, i]));
+  const groupOf = new Int32Array(govs.length * Y).fill(-1);
+  govs.forEach((gov, gi) => {
+    for (let k = c.govGroupStart[gov]!, end = c.govGroupStart[gov + 1]!; k < end; k++) {
+      const g = c.govGroups[k]!, yi = yearIdx.get(c.gYear[g]!);
+      if (yi !== undefined) groupOf[gi * Y + yi] = g;
+    }
+  });
+
+  // coverage=consistent needs each government's years before anything is emitted: a first, counting pass.
+  const inconsistent = new Set<number>();
+  if (plan.consistent && Y > 1) {
+    govs.forEach((gov, gi) => {
+      if (plan.keepGovs.includes(gov)) return;
+      let years = 0;
+      for (let yi = 0; yi < Y; yi++) {
+        const g = groupOf[gi * Y + yi]!;
+        if (g >= 0 && aggregate(x, gov, plan.years[yi]!, g).length > 0) years++;
+      }
+      if (years > 0 && years < Y) inconsistent.add(gov);
+    });
+    x.na.rows = 0;
+    x.na.amount = 0;
+  }
+
+  const out = new RowBuilder();
+  let total = 0;
+  const yearsPresent: Record<number, number[]> = {};
+  const hasRows = new Uint8Array(govs.length);
+  const codes = new Set<number>(), aggregateYears = new Set<number>(), balanceSubs = new Set<number>(), popYears = new Set<number>();
+  const catYears = new Map<number, Set<number>>();
+  const presentYears = new Set<number>();
   const suggestHits = new Map<number, Set<number>>();
   const suppressedRecipes: Record<string, number[]> = {};
-  let rowsFilled = 0;
-  const govsWithoutRows: number[] = [];
-  const yearsPresent: Record<number, number[]> = {};
-
-  for (const gov of plan.govs) {
-    const type = e.govType[gov]!;
-    const gs = c.govGroupStart[gov]!, ge = c.govGroupStart[gov + 1]!;
-    const groupOfYear = new Map<number, number>();
-    const govRows: Acc[] = [];
-    for (let k = gs; k < ge; k++) {
-      const g = c.govGroups[k]!;
-      const year = c.gYear[g]!;
-      if (!wantYear.has(year)) continue;
-      groupOfYear.set(year, g);
-      const local = new Map<number, Acc>();
-      const add = (flow: number, cat: number, sub: number, code: number, amt: number, aggregate: boolean): void => {
-        const key = (flow * 4096 + (cat + 2)) * 256 + sub;
-        let a = local.get(key);
-        if (a === undefined) {
-          a = { year, gov, flow, cat, sub, amt: 0, codes: [], flags: 0, vs: plan.complete ? VS_REPORTED : VS_NONE, group: g };
-          local.set(key, a);
-        }
-        a.amt += amt;
-        if (!a.codes.includes(code)) a.codes.push(code);
-        if (aggregate) a.flags |= ROW_AGGREGATE;
-      };
-      for (let r = c.gStart[g]!, re = c.gStart[g + 1]!; r < re; r++) {
-        const code = c.code[r]!;
-        const aggregate = (c.flags[r]! & FLAG_AGGREGATE) !== 0;
-        const amt = c.amt[r]!;
-        if (recipe !== null) {
-          for (let j = 0; j < recipe.code.length; j++) {
-            if (recipe.code[j] !== code || year < recipe.yearMin[j]! || year > recipe.yearMax[j]! || !scopeOk(recipe.scope[j]!, type)) continue;
-            add(0, RECIPE_CATEGORY_ID, RECIPE_SUBTYPE_ID, code, amt * recipe.weight[j]!, false);
-          }
-          continue;
-        }
-        const flow = e.codeFlow[code]!, sub = e.codeSub[code]!;
-        if (flow === EXP && sub === igSub) {
-          // The intergovernmental leg: membership by the published code, aggregates kept.
-          if (!plan.igLeg || !wantFlow[EXP]) continue;
-          const h = c.hcode[r]!;
-          const eff = plan.harmonized && h !== NO_CODE ? h : code;
-          const esub = e.codeSub[eff]!;
-          if (e.codeFlow[eff] !== EXP || esub < 0 || !inScope[EXP]![esub]) continue;
-          const cat = e.codeCat[eff]!;
-          if (catOk(cat)) add(EXP, plan.allCategories ? ALL_CATEGORIES_ID : cat, esub, eff, amt, aggregate);
-          continue;
-        }
-        if (aggregate) continue;
-        if (flow === BAL) {
-          // Holdings are read raw on either basis: the harmonization map has no balance codes.
-          if (wantFlow[BAL] && inScope[BAL]![sub] && catOk(e.codeCat[code]!)) add(BAL, plan.allCategories ? ALL_CATEGORIES_ID : e.codeCat[code]!, sub, code, amt, false);
-          continue;
-        }
-        let eff = code;
-        if (plan.harmonized) {
-          const h = c.hcode[r]!;
-          if (h === NO_CODE) {
-            if (flow !== 0 && wantFlow[flow] && inScope[flow]![sub]) { naRows++; naAmount += amt; }
-            continue;
-          }
-          eff = h;
-        }
-        const eflow = e.codeFlow[eff]!, esub = e.codeSub[eff]!;
-        if ((eflow !== EXP && eflow !== REV) || !wantFlow[eflow] || !inScope[eflow]![esub] || (eflow === EXP && esub === igSub)) continue;
-        const cat = e.codeCat[eff]!;
-        if (catOk(cat)) add(eflow, plan.allCategories ? ALL_CATEGORIES_ID : cat, esub, eff, amt, false);
-      }
-      for (const a of local.values()) govRows.push(a);
-    }
-
-    // The IG leg without a Direct counterpart, where a recipe would recover the Direct dollars.
-    if (plan.igLeg && !plan.allCategories) {
-      const direct = new Set(govRows.filter((a) => a.sub !== igSub).map((a) => a.year * 4096 + a.cat));
-      for (const a of govRows) {
-        if (a.sub !== igSub || direct.has(a.year * 4096 + a.cat)) continue;
-        const covering = (e.categoryRecipes[a.cat] ?? []).filter((ri) => covers(c, e, ri, a.group, a.year, type));
-        if (covering.length === 0) continue;
-        a.flags |= ROW_DIRECT_SUPPRESSED;
-        suppressedRecipes[`${a.year}:${a.cat}`] = covering;
-      }
-    }
-
-    const years = [...new Set(govRows.map((a) => a.year))].sort((x, y) => x - y);
-    yearsPresent[gov] = years;
-    if (govRows.length === 0) govsWithoutRows.push(gov);
-
-    if (plan.suggest && plan.categories !== null) {
-      const candidates = [...new Set(plan.categories.flatMap((cat) => e.categoryRecipes[cat] ?? []))];
-      const directYears = new Set(govRows.filter((a) => a.sub !== igSub).map((a) => a.year));
-      for (const year of plan.years) {
-        if (directYears.has(year)) continue;
-        const g = groupOfYear.get(year);
-        if (g === undefined) continue;
-        for (const ri of candidates) {
-          if (!covers(c, e, ri, g, year, type)) continue;
-          let s = suggestHits.get(ri);
-          if (!s) suggestHits.set(ri, (s = new Set()));
-          s.add(year);
-        }
-      }
-    }
-
-    if (plan.complete) rowsFilled += fill(e, plan, gov, type, govRows, groupOfYear, catOk, inScope);
-    for (const a of govRows) all.push(a);
-  }
-
-  let rows = all;
-  const inconsistentGovs: number[] = [], noPopulationGovs: number[] = [];
-  if (plan.consistent && plan.years.length > 1) {
-    const drop = new Set(plan.govs.filter((g) => !plan.keepGovs.includes(g) && (yearsPresent[g] ?? []).length < plan.years.length && (yearsPresent[g] ?? []).length > 0));
-    inconsistentGovs.push(...drop);
-    rows = rows.filter((a) => !drop.has(a.gov));
-  }
-  if (plan.dropNoPopulation) {
-    const drop = new Set(rows.filter((a) => a.group < 0 || c.gPop[a.group]! <= 0).map((a) => a.gov));
-    noPopulationGovs.push(...drop);
-    rows = rows.filter((a) => !(a.group < 0 || c.gPop[a.group]! <= 0));
-  }
-  const reportingByYear: [number, number][] = plan.years.map((y) => [y, new Set(rows.filter((a) => a.year === y && a.gov !== plan.peerTarget).map((a) => a.gov)).size]);
-  const peerCells = plan.peerTarget === null ? [] : peerSummary(c, rows, plan.peerTarget);
-
-  rows.sort((a, b) =>
-    a.year - b.year || e.govRank[a.gov]! - e.govRank[b.gov]! || a.flow - b.flow ||
-    subRank(e, a.sub) - subRank(e, b.sub) || catRank(e, a.cat) - catRank(e, b.cat));
-
-  const reported = rows.filter((a) => a.vs !== VS_CENSUS_ZERO && a.vs !== VS_NOT_REPORTED);
-  const catsFound = [...new Set(reported.map((a) => a.cat))].filter((x) => x >= 0).sort((x, y) => catRank(e, x) - catRank(e, y));
-  const presentYears = [...new Set(reported.map((a) => a.year))].sort((x, y) => x - y);
-  const categoriesMissing: [number, number[]][] = [];
-  for (const cat of catsFound) {
-    const has = new Set(reported.filter((a) => a.cat === cat).map((a) => a.year));
-    const missing = presentYears.filter((y) => !has.has(y));
-    if (missing.length) categoriesMissing.push([cat, missing]);
-  }
-  const codesObserved = [...new Set(rows.flatMap((a) => a.codes))].sort((x, y) => x - y);
-  const aggregateYears = [...new Set(rows.filter((a) => a.flags & ROW_AGGREGATE).map((a) => a.year))].sort((x, y) => x - y);
-  const balanceSubtypes = [...new Set(reported.filter((a) => a.flow === BAL).map((a) => a.sub))];
-
-  const filtered = plan.subtype === null ? rows : rows.filter((a) => a.sub === plan.subtype);
-  const popYears = new Set<number>();
+  const noPopulation = new Set<number>();
+  const reporting = new Uint32Array(Y);
   const popCounts = { census_f33: 0, unavailable: 0 };
-  for (const a of filtered) {
-    const pop = a.group >= 0 ? c.gPop[a.group]! : -1;
-    if (pop > 0) { popCounts.census_f33++; popYears.add(c.gPopYear[a.group]!); } else popCounts.unavailable++;
+  const peerValues = new Map<string, { year: number; sub: number; cat: number; values: number[]; target: number | null }>();
+  let rowsFilled = 0;
+
+  for (let yi = 0; yi < Y; yi++) {
+    const year = plan.years[yi]!;
+    for (let gi = 0; gi < govs.length; gi++) {
+      const gov = govs[gi]!;
+      const g = groupOf[gi * Y + yi]!;
+      if (inconsistent.has(gov)) continue;
+      const rows = g >= 0 ? aggregate(x, gov, year, g) : [];
+      const type = e.govType[gov]!;
+      if (g >= 0) {
+        if (plan.igLeg && !plan.allCategories) flagSuppressed(x, rows, g, year, type, suppressedRecipes);
+        if (plan.suggest && plan.categories !== null && !rows.some((a) => a.sub !== x.igSub)) suggest(x, g, year, type, suggestHits);
+      }
+      const reported = rows.length;
+      if (plan.complete) rowsFilled += fill(x, gov, year, type, g, rows);
+      if (rows.length > 1) rows.sort((a, b) => a.flow - b.flow || subRank(e, a.sub) - subRank(e, b.sub) || catRank(e, a.cat) - catRank(e, b.cat));
+
+      let contributed = false;
+      for (const a of rows) {
+        const pop = a.group >= 0 ? c.gPop[a.group]! : -1;
+        if (plan.dropNoPopulation && pop <= 0) { noPopulation.add(gov); continue; }
+        const isReported = a.vs !== VS_CENSUS_ZERO && a.vs !== VS_NOT_REPORTED;
+        if (isReported) {
+          for (const code of a.codes) codes.add(code);
+          if (a.flags & ROW_AGGREGATE) aggregateYears.add(year);
+          if (a.flow === BAL) balanceSubs.add(a.sub);
+          if (a.cat >= 0) { let s = catYears.get(a.cat); if (!s) catYears.set(a.cat, (s = new Set())); s.add(year); }
+          presentYears.add(year);
+          if (!hasRows[gi]) hasRows[gi] = 1;
+          (yearsPresent[gov] ??= []).includes(year) || yearsPresent[gov]!.push(year);
+        }
+        if (plan.peerTarget !== null && isReported && pop > 0) addPeerValue(peerValues, a, pop, plan.peerTarget);
+        contributed = true;
+        if (plan.subtype !== null && a.sub !== plan.subtype) continue;
+        if (pop > 0) { popCounts.census_f33++; popYears.add(c.gPopYear[a.group]!); } else popCounts.unavailable++;
+        if (total >= plan.offset && total < plan.offset + plan.limit) out.push(a, pop);
+        total++;
+      }
+      if (contributed && reported > 0 && gov !== plan.peerTarget) reporting[yi]!++;
+    }
   }
 
-  const page = filtered.slice(plan.offset, plan.offset + plan.limit);
+  const catsFound = [...catYears.keys()].sort((p, q) => catRank(e, p) - catRank(e, q));
+  const present = [...presentYears].sort((p, q) => p - q);
   return {
-    total: filtered.length,
-    rows: encode(c, page),
+    total,
+    rows: out.finish(),
     summary: {
-      yearsPresent, categoriesFound: catsFound, categoriesMissing, codesObserved, aggregateYears, naRows, naAmount,
-      suggestions: supersede(e, suggestHits), directSuppressed: Object.keys(suppressedRecipes).length > 0, suppressedRecipes,
-      rowsFilled, popYears: [...popYears].sort((x, y) => x - y), popCounts, balanceSubtypes, govsWithoutRows,
-      inconsistentGovs, noPopulationGovs, reportingByYear, peerCells,
+      yearsPresent,
+      categoriesFound: catsFound,
+      categoriesMissing: catsFound.map((cat): [number, number[]] => [cat, present.filter((y) => !catYears.get(cat)!.has(y))]).filter(([, ys]) => ys.length > 0),
+      codesObserved: [...codes].sort((p, q) => p - q),
+      aggregateYears: [...aggregateYears].sort((p, q) => p - q),
+      naRows: x.na.rows,
+      naAmount: x.na.amount,
+      suggestions: supersede(e, suggestHits),
+      directSuppressed: Object.keys(suppressedRecipes).length > 0,
+      suppressedRecipes,
+      rowsFilled,
+      popYears: [...popYears].sort((p, q) => p - q),
+      popCounts,
+      balanceSubtypes: [...balanceSubs],
+      govsWithoutRows: govs.filter((gov, gi) => !hasRows[gi] && !inconsistent.has(gov)),
+      inconsistentGovs: [...inconsistent],
+      noPopulationGovs: [...noPopulation],
+      reportingByYear: plan.years.map((y, yi): [number, number] => [y, reporting[yi]!]),
+      peerCells: plan.peerTarget === null ? [] : peerCells(peerValues),
     },
   };
 }
 
-/** Type-7 quantile (linear interpolation between order statistics) of sorted values. */
-export function quantile(sorted: number[], p: number): number {
-  const h = (sorted.length - 1) * p, lo = Math.floor(h);
-  return lo + 1 < sorted.length ? sorted[lo]! + (h - lo) * (sorted[lo + 1]! - sorted[lo]!) : sorted[lo]!;
+/** One (government, year) group's rows, aggregated by (flow, category, subtype). */
+function aggregate(x: Ctx, gov: number, year: number, g: number): Acc[] {
+  const { c, e, plan, igSub, wantFlow, inScope, keepCat } = x;
+  const local = new Map<number, Acc>();
+  const type = e.govType[gov]!;
+  const catOk = (cat: number): boolean => keepCat === null || (cat >= 0 && keepCat[cat] === 1);
+  const add = (flow: number, cat: number, sub: number, code: number, amt: number, aggregate: boolean): void => {
+    const key = (flow * 4096 + (cat + 2)) * 256 + sub;
+    let a = local.get(key);
+    if (a === undefined) {
+      a = { year, gov, flow, cat, sub, amt: 0, codes: [], flags: 0, vs: plan.complete ? VS_REPORTED : VS_NONE, group: g };
+      local.set(key, a);
+    }
+    a.amt += amt;
+    if (!a.codes.includes(code)) a.codes.push(code);
+    if (aggregate) a.flags |= ROW_AGGREGATE;
+  };
+  const recipe = plan.recipe === null ? null : e.recipes[plan.recipe]!;
+  const cat = (id: number): number => (plan.allCategories ? ALL_CATEGORIES_ID : id);
+  for (let r = c.gStart[g]!, re = c.gStart[g + 1]!; r < re; r++) {
+    const code = c.code[r]!;
+    const aggregate = (c.flags[r]! & FLAG_AGGREGATE) !== 0;
+    const amt = c.amt[r]!;
+    if (recipe !== null) {
+      for (let j = 0; j < recipe.code.length; j++) {
+        if (recipe.code[j] !== code || year < recipe.yearMin[j]! || year > recipe.yearMax[j]! || !scopeOk(recipe.scope[j]!, type)) continue;
+        add(0, RECIPE_CATEGORY_ID, RECIPE_SUBTYPE_ID, code, amt * recipe.weight[j]!, false);
+      }
+      continue;
+    }
+    const flow = e.codeFlow[code]!, sub = e.codeSub[code]!;
+    if (flow === EXP && sub === igSub) {
+      // The intergovernmental leg: membership by the published code, aggregates kept.
+      if (!plan.igLeg || !wantFlow[EXP]) continue;
+      const h = c.hcode[r]!;
+      const eff = plan.harmonized && h !== NO_CODE ? h : code;
+      const esub = e.codeSub[eff]!;
+      if (e.codeFlow[eff] !== EXP || esub < 0 || !inScope[EXP]![esub]) continue;
+      if (catOk(e.codeCat[eff]!)) add(EXP, cat(e.codeCat[eff]!), esub, eff, amt, aggregate);
+      continue;
+    }
+    if (aggregate) continue;
+    if (flow === BAL) {
+      // Holdings are read raw on either basis: the harmonization map has no balance codes.
+      if (wantFlow[BAL] && inScope[BAL]![sub] && catOk(e.codeCat[code]!)) add(BAL, cat(e.codeCat[code]!), sub, code, amt, false);
+      continue;
+    }
+    let eff = code;
+    if (plan.harmonized) {
+      const h = c.hcode[r]!;
+      if (h === NO_CODE) {
+        if (flow !== 0 && wantFlow[flow] && inScope[flow]![sub]) { x.na.rows++; x.na.amount += amt; }
+        continue;
+      }
+      eff = h;
+    }
+    const eflow = e.codeFlow[eff]!, esub = e.codeSub[eff]!;
+    if ((eflow !== EXP && eflow !== REV) || !wantFlow[eflow] || !inScope[eflow]![esub] || (eflow === EXP && esub === igSub)) continue;
+    if (catOk(e.codeCat[eff]!)) add(eflow, cat(e.codeCat[eff]!), esub, eff, amt, false);
+  }
+  return [...local.values()];
 }
 
-/** Per (year, subtype, category) cell: peer percentiles of per-capita dollars, and the target's rank. */
-function peerSummary(c: FinanceView, rows: Acc[], target: number): PeerCell[] {
-  const cells = new Map<string, { year: number; sub: number; cat: number; values: number[]; target: number | null }>();
+/** The IG leg without a Direct counterpart, where a recipe would recover the Direct dollars. */
+function flagSuppressed(x: Ctx, rows: Acc[], g: number, year: number, type: number, out: Record<string, number[]>): void {
+  const direct = new Set(rows.filter((a) => a.sub !== x.igSub).map((a) => a.cat));
   for (const a of rows) {
-    const pop = a.group >= 0 ? c.gPop[a.group]! : -1;
-    if (pop <= 0 || Number.isNaN(a.amt)) continue;
-    const key = `${a.year}:${a.sub}:${a.cat}`;
-    let cell = cells.get(key);
-    if (!cell) cells.set(key, (cell = { year: a.year, sub: a.sub, cat: a.cat, values: [], target: null }));
-    const v = (a.amt * 1000) / pop;
-    if (a.gov === target) cell.target = v; else cell.values.push(v);
+    if (a.sub !== x.igSub || direct.has(a.cat)) continue;
+    const covering = (x.e.categoryRecipes[a.cat] ?? []).filter((ri) => covers(x.c, x.e, ri, g, year, type));
+    if (covering.length === 0) continue;
+    a.flags |= ROW_DIRECT_SUPPRESSED;
+    out[`${year}:${a.cat}`] = covering;
   }
-  const out: PeerCell[] = [];
-  for (const cell of cells.values()) {
-    const v = cell.values.sort((x, y) => x - y);
-    const t = cell.target;
-    out.push({
-      year: cell.year, sub: cell.sub, cat: cell.cat, n: v.length,
-      p25: v.length ? quantile(v, 0.25) : Number.NaN, p50: v.length ? quantile(v, 0.5) : Number.NaN, p75: v.length ? quantile(v, 0.75) : Number.NaN,
-      targetRank: t === null ? 0 : 1 + v.filter((x) => x > t).length,
-    });
+}
+
+/** A requested year with no Direct rows: which recipes of the requested categories would yield rows. */
+function suggest(x: Ctx, g: number, year: number, type: number, hits: Map<number, Set<number>>): void {
+  const candidates = new Set(x.plan.categories!.flatMap((cat) => x.e.categoryRecipes[cat] ?? []));
+  for (const ri of candidates) {
+    if (!covers(x.c, x.e, ri, g, year, type)) continue;
+    let s = hits.get(ri);
+    if (!s) hits.set(ri, (s = new Set()));
+    s.add(year);
   }
-  return out.sort((a, b) => a.year - b.year || a.sub - b.sub || a.cat - b.cat);
+}
+
+/**
+ * complete=true: every (category, subtype) cell the corpus's code set defines
+ * for this government's type and year appears. An absent cell is a published
+ * $0 in a dense-source year; in a sparse-source year, or in any year the
+ * government did not report at all, it is unknown (NaN, never 0).
+ */
+function fill(x: Ctx, gov: number, year: number, type: number, g: number, rows: Acc[]): number {
+  const { e, plan, inScope, keepCat } = x;
+  const cells = e.grid[year]?.[type];
+  if (!cells) return 0;
+  const have = new Set(rows.map((a) => (a.cat << 8) | a.sub));
+  const vs = g >= 0 && e.censusZeroYears.includes(year) ? VS_CENSUS_ZERO : VS_NOT_REPORTED;
+  let filled = 0;
+  for (const cell of cells) {
+    const cat = cell >> 8, sub = cell & 0xff, flow = e.categoryFlow[cat]!;
+    if (!plan.flows.includes(flow) || !inScope[flow]![sub] || (keepCat !== null && keepCat[cat] !== 1) || have.has(cell)) continue;
+    rows.push({ year, gov, flow, cat, sub, amt: vs === VS_CENSUS_ZERO ? 0 : Number.NaN, codes: [], flags: 0, vs, group: g });
+    filled++;
+  }
+  return filled;
 }
 
 const scopeOk = (scope: number, type: number): boolean => (scope === SCOPE_STATE ? type === 0 : scope === SCOPE_LOCAL ? type >= 1 && type <= 3 : true);
@@ -271,49 +316,72 @@ function supersede(e: EngineCatalog, hits: Map<number, Set<number>>): [number, n
   return out.sort((a, b) => a[0] - b[0]);
 }
 
-/**
- * complete=true: every (category, subtype) cell the corpus's code set defines
- * for this government's type and year appears. An absent cell is a published
- * $0 in a dense-source year; in a sparse-source year, or in any year the
- * government did not report at all, it is unknown (NaN, never 0).
- */
-function fill(
-  e: EngineCatalog, plan: MoneyPlan, gov: number, type: number, rows: Acc[], groupOfYear: Map<number, number>,
-  catOk: (cat: number) => boolean, inScope: Uint8Array[],
-): number {
-  let filled = 0;
-  for (const year of plan.years) {
-    const cells = e.grid[year]?.[type];
-    if (!cells) continue;
-    const g = groupOfYear.get(year);
-    const have = new Set(rows.filter((a) => a.year === year).map((a) => (a.cat << 8) | a.sub));
-    const vs = g !== undefined && e.censusZeroYears.includes(year) ? VS_CENSUS_ZERO : VS_NOT_REPORTED;
-    for (const cell of cells) {
-      const cat = cell >> 8, sub = cell & 0xff, flow = e.categoryFlow[cat]!;
-      if (!plan.flows.includes(flow) || !inScope[flow]![sub] || !catOk(cat) || have.has(cell)) continue;
-      rows.push({ year, gov, flow, cat, sub, amt: vs === VS_CENSUS_ZERO ? 0 : Number.NaN, codes: [], flags: 0, vs, group: g ?? -1 });
-      filled++;
-    }
-  }
-  return filled;
+/** Type-7 quantile (linear interpolation between order statistics) of sorted values. */
+export function quantile(sorted: number[], p: number): number {
+  const h = (sorted.length - 1) * p, lo = Math.floor(h);
+  return lo + 1 < sorted.length ? sorted[lo]! + (h - lo) * (sorted[lo + 1]! - sorted[lo]!) : sorted[lo]!;
 }
 
-function encode(c: FinanceView, page: Acc[]): MoneyRows {
-  const n = page.length;
-  const out: MoneyRows = {
-    n,
-    year: new Uint16Array(n), gov: new Uint32Array(n), flow: new Uint8Array(n), cat: new Int16Array(n), sub: new Uint8Array(n),
-    amt: new Float64Array(n), flags: new Uint8Array(n), valueSource: new Uint8Array(n), pop: new Int32Array(n),
-    codesStart: new Uint32Array(n + 1), codes: new Uint16Array(page.reduce((s, a) => s + a.codes.length, 0)),
-  };
-  let k = 0;
-  page.forEach((a, i) => {
-    out.year[i] = a.year; out.gov[i] = a.gov; out.flow[i] = a.flow; out.cat[i] = a.cat; out.sub[i] = a.sub;
-    out.amt[i] = a.amt; out.flags[i] = a.flags; out.valueSource[i] = a.vs;
-    out.pop[i] = a.group >= 0 ? c.gPop[a.group]! : -1;
-    out.codesStart[i] = k;
-    for (const code of a.codes.sort((x, y) => x - y)) out.codes[k++] = code;
-  });
-  out.codesStart[n] = k;
-  return out;
+function addPeerValue(cells: Map<string, { year: number; sub: number; cat: number; values: number[]; target: number | null }>, a: Acc, pop: number, target: number): void {
+  const key = `${a.year}:${a.sub}:${a.cat}`;
+  let cell = cells.get(key);
+  if (!cell) cells.set(key, (cell = { year: a.year, sub: a.sub, cat: a.cat, values: [], target: null }));
+  const v = (a.amt * 1000) / pop;
+  if (a.gov === target) cell.target = v; else cell.values.push(v);
+}
+
+/** Per (year, subtype, category) cell: peer percentiles of per-capita dollars, and the target's rank. */
+function peerCells(cells: Map<string, { year: number; sub: number; cat: number; values: number[]; target: number | null }>): PeerCell[] {
+  const out: PeerCell[] = [];
+  for (const cell of cells.values()) {
+    const v = cell.values.sort((p, q) => p - q);
+    const t = cell.target;
+    out.push({
+      year: cell.year, sub: cell.sub, cat: cell.cat, n: v.length,
+      p25: v.length ? quantile(v, 0.25) : Number.NaN, p50: v.length ? quantile(v, 0.5) : Number.NaN, p75: v.length ? quantile(v, 0.75) : Number.NaN,
+      targetRank: t === null ? 0 : 1 + v.filter((p) => p > t).length,
+    });
+  }
+  return out.sort((a, b) => a.year - b.year || a.sub - b.sub || a.cat - b.cat);
+}
+
+/** The page rows, written straight into growable typed columns. */
+class RowBuilder {
+  private n = 0;
+  private cap = 64;
+  private year = new Uint16Array(this.cap); private gov = new Uint32Array(this.cap); private flow = new Uint8Array(this.cap);
+  private cat = new Int16Array(this.cap); private sub = new Uint8Array(this.cap); private amt = new Float64Array(this.cap);
+  private flags = new Uint8Array(this.cap); private vs = new Uint8Array(this.cap); private pop = new Int32Array(this.cap);
+  private codesStart: number[] = [];
+  private codes: number[] = [];
+
+  push(a: Acc, pop: number): void {
+    if (this.n === this.cap) this.grow();
+    const i = this.n++;
+    this.year[i] = a.year; this.gov[i] = a.gov; this.flow[i] = a.flow; this.cat[i] = a.cat; this.sub[i] = a.sub;
+    this.amt[i] = a.amt; this.flags[i] = a.flags; this.vs[i] = a.vs; this.pop[i] = pop;
+    this.codesStart.push(this.codes.length);
+    for (const code of a.codes.sort((p, q) => p - q)) this.codes.push(code);
+  }
+
+  private grow(): void {
+    this.cap *= 2;
+    const g = <T extends Uint8Array | Uint16Array | Uint32Array | Int16Array | Int32Array | Float64Array>(a: T): T => {
+      const b = new (a.constructor as new (n: number) => T)(this.cap);
+      b.set(a as never);
+      return b;
+    };
+    this.year = g(this.year); this.gov = g(this.gov); this.flow = g(this.flow); this.cat = g(this.cat); this.sub = g(this.sub);
+    this.amt = g(this.amt); this.flags = g(this.flags); this.vs = g(this.vs); this.pop = g(this.pop);
+  }
+
+  finish(): MoneyRows {
+    const n = this.n;
+    return {
+      n,
+      year: this.year.slice(0, n), gov: this.gov.slice(0, n), flow: this.flow.slice(0, n), cat: this.cat.slice(0, n), sub: this.sub.slice(0, n),
+      amt: this.amt.slice(0, n), flags: this.flags.slice(0, n), valueSource: this.vs.slice(0, n), pop: this.pop.slice(0, n),
+      codesStart: Uint32Array.from([...this.codesStart, this.codes.length]), codes: Uint16Array.from(this.codes),
+    };
+  }
 }

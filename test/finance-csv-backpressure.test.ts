@@ -1,0 +1,76 @@
+// Slow readers and mid-stream aborts on 50,000-row CSV pulls: memory stays
+// bounded while clients dawdle, other clients are served, and a client that
+// leaves frees its stream at once. Own server, so the figures are its own.
+
+import net from 'node:net';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { get } from './helpers/http.js';
+import { startServer, type Running } from './helpers/server.js';
+
+const PULL = '/api/v1/spending?type=city&years=2011-2020&format=csv';
+const READERS = 20;
+/** Allowed RSS growth with all readers held: about 5 MB each (whole bodies buffered would be ~9 MB each of text alone). */
+const BOUND = READERS * 5 * 1024 * 1024;
+
+let s: Running;
+const health = async () => (await get('/api/v1/health', undefined, s.url)).body.data[0];
+
+beforeAll(async () => { s = await startServer({ WORKERS: '2' }); });
+afterAll(async () => { await s?.stop(); });
+
+describe('CSV backpressure', () => {
+  it(`holds ${READERS} slow readers in bounded memory, serves others meanwhile, and frees every stream on abort`, async () => {
+    // Warm up with as many concurrent complete pulls, so the workers' heaps are at their working size first.
+    for (let i = 0; i < 2; i++) await Promise.all(Array.from({ length: READERS }, () => get(PULL, undefined, s.url)));
+    const before = await health();
+
+    // Readers with a 4 KB receive buffer, so the kernel cannot absorb the body and uWS backpressure is what holds it.
+    const readers = spawn('python3', [fileURLToPath(new URL('./helpers/slow-reader.py', import.meta.url)), '127.0.0.1', String(s.port), PULL, String(READERS)], { stdio: ['pipe', 'pipe', 'inherit'] });
+    await new Promise<void>((resolve, reject) => {
+      readers.stdout!.on('data', (d) => { if (String(d).startsWith('ready')) resolve(); });
+      readers.once('exit', (code) => reject(new Error(`slow readers exited ${code}`)));
+    });
+    await new Promise((r) => setTimeout(r, 1500));
+    const held = await health();
+    expect(held.open_streams).toBe(READERS);
+    expect(held.memory.rss_bytes - before.memory.rss_bytes).toBeLessThan(BOUND);
+    const t0 = performance.now();
+    const other = await get('/api/v1/governments/062037161174/spending?category=Police', undefined, s.url);
+    expect(other.status).toBe(200);
+    expect(performance.now() - t0).toBeLessThan(2000);
+    console.log(`slow readers: RSS ${Math.round(before.memory.rss_bytes / 1048576)} MB -> ${Math.round(held.memory.rss_bytes / 1048576)} MB with ${READERS} held (bound +${BOUND / 1048576} MB)`);
+
+    readers.stdin!.end();
+    await new Promise((r) => readers.once('exit', r));
+    let after = await health();
+    for (let i = 0; i < 50 && after.open_streams > 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      after = await health();
+    }
+    expect(after.open_streams).toBe(0);
+    expect(after.memory.rss_bytes).toBeLessThanOrEqual(held.memory.rss_bytes + 16 * 1024 * 1024);
+    const again = await get(PULL, undefined, s.url);
+    expect(again.status).toBe(200);
+    expect(again.text.split('\r\n').length).toBe(50_002);
+  });
+
+  it('a client that disconnects at every point of a pull leaves no stream behind', async () => {
+    const cuts = [0, 1, 5, 20, 80];
+    await Promise.all(Array.from({ length: 50 }, (_, i) => new Promise<void>((resolve) => {
+      const sock = net.connect(s.port, '127.0.0.1', () => {
+        sock.write(`GET ${PULL} HTTP/1.1\r\nHost: x\r\n\r\n`);
+        setTimeout(() => { sock.destroy(); resolve(); }, cuts[i % cuts.length]);
+      });
+      sock.on('error', () => resolve());
+    })));
+    let h = await health();
+    for (let i = 0; i < 50 && h.open_streams > 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      h = await health();
+    }
+    expect(h.open_streams).toBe(0);
+    expect(h.status).toBe('ok');
+  });
+});

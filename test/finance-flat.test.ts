@@ -1,0 +1,124 @@
+// Flat /spending and /revenue: selection, paging, CSV mode.
+
+import { describe, expect, it } from 'vitest';
+import { expectErrorEnvelope, get } from './helpers/http.js';
+import { asCell, parseCsv } from './helpers/csv.js';
+import { long, query, table } from './helpers/duckdb.js';
+
+const S = '/api/v1/spending';
+const R = '/api/v1/revenue';
+
+describe('selection', () => {
+  it('state and type select the registry governments of that state and type; years default to the latest', async () => {
+    const { body } = await get(`${S}?state=DE&type=city&category=Police`);
+    expect(body.provenance.years).toEqual([2020]);
+    const ids = await query(`SELECT canonical_govid FROM ${table('canonical_fips_xwalk')} WHERE fips_state = '10' AND govs_type = 2`);
+    const allowed = new Set(ids.map((r) => r.canonical_govid));
+    expect(body.data.length).toBeGreaterThan(0);
+    for (const r of body.data) {
+      expect(allowed.has(r.canonical_govid)).toBe(true);
+      expect(r.year).toBe(2020);
+      expect(r.category).toBe('Police');
+    }
+    expect(body.provenance.scope.cohort).toEqual({ state: 'DE', type: 'city', n_governments: ids.length });
+    expect(body.provenance.scope).not.toHaveProperty('years_present');
+    expect(body.provenance.scope).not.toHaveProperty('categories_found');
+  });
+
+  it('a govid list: malformed id is 400 with the spec message; unknown ones are named in govids_missing, the others answered', async () => {
+    expect(expectErrorEnvelope(await get(`${S}?govid=062037161174,06203716117`), 400)).toMatch(/^govid '06203716117' is not a canonical_govid\. Expected 12 digits/);
+    const [only2011] = await query(`SELECT canonical_govid FROM ${long()} GROUP BY 1 HAVING max(year) = 2011 LIMIT 1`);
+    const { body, status } = await get(`${S}?govid=062037161174,999999999999,${only2011!.canonical_govid}`);
+    expect(status).toBe(200);
+    expect(body.provenance.scope.govids_found).toEqual(['062037161174', only2011!.canonical_govid]);
+    expect(body.provenance.scope.govids_missing).toEqual(['999999999999', only2011!.canonical_govid]);
+    expect(new Set(body.data.map((r: any) => r.canonical_govid))).toEqual(new Set(['062037161174']));
+  });
+
+  it('needs a selection; govid and state/type intersect', async () => {
+    expectErrorEnvelope(await get(S), 400);
+    const { body } = await get(`${S}?govid=062037161174,061037123085&type=city`);
+    expect(new Set(body.data.map((r: any) => r.canonical_govid))).toEqual(new Set(['062037161174']));
+  });
+
+  it('/spending refuses expenditure_concept=total naming /governments/{govid}/spending; /revenue refuses expenditure_concept and takes revenue_concept', async () => {
+    expect(expectErrorEnvelope(await get(`${S}?state=DE&expenditure_concept=total`), 400)).toContain('/governments/{govid}/spending');
+    expect(expectErrorEnvelope(await get(`${R}?state=DE&expenditure_concept=primary`), 400)).toContain('expenditure_concept');
+    const t = (await get(`${R}?state=DE&type=state&revenue_concept=total`)).body;
+    expect(t.meta.revenue_concept).toBe('total');
+    expect(t.data.some((r: any) => r.revenue_subtype === 'insurance_trust')).toBe(true);
+  });
+
+  it('sql_query reproduces the rows of a state-and-type slice', async () => {
+    const { body } = await get(`${R}?state=RI&type=city&years=2011-2020&category=Property%20Tax,IG%20State&limit=1000`);
+    const rows = await query(body.provenance.sql_query);
+    expect(rows.map((r) => [r.year, r.canonical_govid, r.category, r.subtype, Number(r.amt_nominal)]))
+      .toEqual(body.data.map((r: any) => [r.year, r.canonical_govid, r.category, r.revenue_subtype, r.amt_nominal]));
+  });
+});
+
+describe('paging', () => {
+  it('page is zero-based; walking pages until data is empty reaches every row once; meta.total is the full count', async () => {
+    const q = `${S}?state=CA&type=city&years=2019-2020&category=Police,Fire`;
+    const all = (await get(`${q}&limit=1000`)).body;
+    const seen: string[] = [];
+    let total = 0;
+    for (let page = 0; page < 100; page++) {
+      const b = (await get(`${q}&limit=97&page=${page}`)).body;
+      total = b.meta.total;
+      if (b.data.length === 0) break;
+      expect(b.meta).toMatchObject({ page, limit: 97 });
+      seen.push(...b.data.map((r: any) => `${r.year}|${r.canonical_govid}|${r.category}|${r.spend_subtype}`));
+    }
+    expect(total).toBe(all.meta.total);
+    expect(seen.length).toBe(total);
+    expect(new Set(seen).size).toBe(total);
+    expect(seen.slice(0, all.data.length)).toEqual(all.data.map((r: any) => `${r.year}|${r.canonical_govid}|${r.category}|${r.spend_subtype}`));
+  });
+
+  it('JSON limit above 1000 is 400 naming the cap; CSV caps are 50,000, and 1,000 with subtype or recipe', async () => {
+    expect(expectErrorEnvelope(await get(`${S}?state=DE&limit=1001`), 400)).toContain('1000');
+    expect(expectErrorEnvelope(await get(`${S}?state=DE&format=csv&limit=50001`), 400)).toContain('50000');
+    expect(expectErrorEnvelope(await get(`${S}?state=DE&format=csv&subtype=capital&limit=1001`), 400)).toContain('1000');
+    expect(expectErrorEnvelope(await get(`${R}?state=DE&format=csv&recipe=ig_state_total_wide&limit=1001`), 400)).toContain('1000');
+    expect((await get(`${S}?state=DE&format=csv&limit=50000`)).status).toBe(200);
+  });
+});
+
+describe('CSV mode', () => {
+  it('is header then rows, RFC 4180, metadata in headers, no provenance; the same rows as JSON in the same order', async () => {
+    const q = `${S}?state=TX&type=county&years=2011-2020&category=Police,Corrections&per_capita=true&adjust=real&complete=true&limit=700&page=1`;
+    const json = (await get(q)).body;
+    const csv = await get(`${q}&format=csv`);
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(csv.headers.get('x-total-count')).toBe(String(json.meta.total));
+    expect(csv.headers.get('x-page')).toBe('1');
+    expect(csv.headers.get('x-limit')).toBe('700');
+    expect(csv.text).not.toContain('provenance');
+    expect(csv.text.endsWith('\r\n')).toBe(true);
+    const [header, ...rows] = await parseCsv(csv.text);
+    expect(header).toEqual(Object.keys(json.data[0]));
+    expect(rows).toEqual(json.data.map((r: any) => header!.map((k) => asCell(r[k]))));
+    expect(rows.length).toBe(700);
+  });
+
+  it('serves a 50,000-row pull, parsed whole by a real CSV parser', async () => {
+    const csv = await get(`${S}?type=city&years=2011-2020&format=csv`);
+    expect(Number(csv.headers.get('x-total-count'))).toBeGreaterThan(50_000);
+    expect(csv.headers.get('x-limit')).toBe('50000');
+    const [header, ...rows] = await parseCsv(csv.text);
+    expect(rows.length).toBe(50_000);
+    expect(header!.slice(0, 6)).toEqual(['year', 'canonical_govid', 'gov_name', 'category', 'spend_subtype', 'amt_nominal']);
+    expect(rows.every((r) => r.length === header!.length)).toBe(true);
+    const page1 = await get(`${S}?type=city&years=2011-2020&format=csv&page=1`);
+    const [, first] = await parseCsv(page1.text);
+    expect(first).not.toEqual(rows[0]);
+  });
+
+  it('bad input is still a JSON error envelope', async () => {
+    const got = await get(`${S}?state=ZZ&format=csv`);
+    expectErrorEnvelope(got, 400);
+    expect(got.headers.get('content-type')).toContain('application/json');
+  });
+});

@@ -1,0 +1,200 @@
+// /rollups, /peers and /peer-comparison on the real fixture, and the census
+// path of coverage on a small corpus built here with a census year in it.
+
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, cpSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorEnvelope, get } from './helpers/http.js';
+import { duck, long, query, table, V6 } from './helpers/duckdb.js';
+import { startServer, type Running } from './helpers/server.js';
+
+const RU = '/api/v1/rollups';
+
+describe('/rollups', () => {
+  it('layer is required and must be state, county or city (exact message)', async () => {
+    for (const q of ['', '?layer=township', '?layer=', '?layer=counties']) {
+      expect(expectErrorEnvelope(await get(`${RU}${q}`), 400)).toBe('layer must be one of state, county, city.');
+    }
+  });
+
+  it('one row per government of the layer per subtype, summed across categories, carrying fips_state', async () => {
+    const { body } = await get(`${RU}?layer=county&state=TX`);
+    expect(body.data.every((r: any) => r.category === 'All Categories' && r.fips_state === '48' && r.year === 2020)).toBe(true);
+    const keys = body.data.map((r: any) => `${r.canonical_govid}|${r.spend_subtype}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    const expected = await query(`
+      SELECT l.canonical_govid, c.spend_subtype AS subtype, sum(l.amt)::BIGINT * 1000 AS amt FROM ${long()} l JOIN ${table('summary_categories')} c ON c.item_code = l.harmonized_code
+      WHERE l.year = 2020 AND l.type = 1 AND l.fips_state = 48 AND NOT l.is_aggregate AND c.category_type = 'expenditure' AND c.spend_subtype IN ('operations', 'capital', 'assistance')
+      GROUP BY ALL ORDER BY 1, 2`);
+    expect(body.meta.total).toBe(expected.length);
+    expect(body.data.map((r: any) => [r.canonical_govid, r.spend_subtype, r.amt_nominal])).toEqual(expected.slice(0, 1000).map((r) => [r.canonical_govid, r.subtype, r.amt]));
+  });
+
+  it('a named category breaks rows out by category; a revenue or balance category is 400 naming its type', async () => {
+    const { body } = await get(`${RU}?layer=city&state=DE&category=Police`);
+    expect(body.data.every((r: any) => r.category === 'Police')).toBe(true);
+    expect(expectErrorEnvelope(await get(`${RU}?layer=city&category=Property%20Tax`), 400)).toContain('revenue category');
+    expect(expectErrorEnvelope(await get(`${RU}?layer=city&category=Fund%20Balances`), 400)).toContain('balance category');
+  });
+
+  it('state and govids together are 400; govids names the layer members; basis, recipe, complete are refused', async () => {
+    expectErrorEnvelope(await get(`${RU}?layer=county&state=DE&govids=101001124143`), 400);
+    const { body } = await get(`${RU}?layer=county&govids=101001124143,062037161174`);
+    expect(new Set(body.data.map((r: any) => r.canonical_govid))).toEqual(new Set(['101001124143']));
+    for (const k of ['basis=raw', 'recipe=corrections_combined', 'complete=true', 'expenditure_concept=total']) expectErrorEnvelope(await get(`${RU}?layer=county&${k}`), 400);
+    expect(expectErrorEnvelope(await get(`${RU}?layer=county&expenditure_concept=total`), 400)).toContain('/governments/{govid}/spending');
+  });
+
+  it('carries coverage: units expected and reporting per year, and the coverage table when several years', async () => {
+    const one = (await get(`${RU}?layer=county&state=WI`)).body;
+    const reporting = new Set(one.data.map((r: any) => r.canonical_govid)).size;
+    expect(one.meta).toMatchObject({ n_units_reporting: reporting, is_census_year: false, coverage: 'all' });
+    const [{ n }] = await query(`SELECT count(*) AS n FROM ${table('canonical_fips_xwalk')} WHERE fips_state = '55' AND govs_type = 1 AND first_year <= 2020 AND last_year >= 2020`);
+    expect(one.meta.n_units_expected).toBe(n);
+    expect(one.meta).not.toHaveProperty('coverage_by_year');
+    const many = (await get(`${RU}?layer=county&state=WI&years=2011-2020`)).body;
+    expect(many.meta.coverage_by_year.map((c: any) => c.year)).toEqual([2011, 2019, 2020]);
+    expect(many.provenance.coverage_mode).toBe('all');
+    expect(many.provenance.coverage).toEqual(many.meta.coverage_by_year);
+    for (const c of many.meta.coverage_by_year) {
+      expect(c.n_units_reporting).toBe(new Set(many.data.filter((r: any) => r.year === c.year).map((r: any) => r.canonical_govid)).size);
+    }
+  });
+
+  it('coverage=consistent keeps only governments reporting in every requested year', async () => {
+    const all = (await get(`${RU}?layer=city&state=WI&years=2011-2020&limit=1000`)).body;
+    const cons = (await get(`${RU}?layer=city&state=WI&years=2011-2020&coverage=consistent&limit=1000`)).body;
+    const years = new Map<string, Set<number>>();
+    for (const r of all.data) (years.get(r.canonical_govid) ?? years.set(r.canonical_govid, new Set()).get(r.canonical_govid)!).add(r.year);
+    const keep = new Set([...years].filter(([, ys]) => ys.size === 3).map(([g]) => g));
+    expect(keep.size).toBeLessThan(years.size);
+    expect(new Set(cons.data.map((r: any) => r.canonical_govid))).toEqual(keep);
+    expect(cons.provenance.rollup.excluded_inconsistent.length).toBe(years.size - keep.size);
+  });
+
+  it('coverage=census on the bundled corpus (no census year published) is 400 naming the census years of the window', async () => {
+    for (const q of ['', '&years=2019-2020']) {
+      const m = expectErrorEnvelope(await get(`${RU}?layer=county&coverage=census${q}`), 400);
+      expect(m).toContain('2012, 2017');
+    }
+  });
+});
+
+describe('coverage=census on a corpus with a census year', () => {
+  let dir: string;
+  let s: Running;
+  beforeAll(async () => {
+    // FY2011 as published, and the FY2019 partition relabelled FY2017 (a census year).
+    dir = mkdtempSync(path.join(os.tmpdir(), 'civicstream-census-'));
+    cpSync(path.join(V6, 'data'), path.join(dir, 'data'), { recursive: true, filter: (src) => !src.includes('year=20') || src.includes('year=2011') || src.endsWith('long') });
+    mkdirSync(path.join(dir, 'data/long/year=2017'), { recursive: true });
+    const out = path.join(dir, 'data/long/year=2017/part-0.parquet');
+    await (await duck()).run(`COPY (SELECT * REPLACE (2017 AS year) FROM read_parquet('${path.join(V6, 'data/long/year=2019/part-0.parquet')}', hive_partitioning = false)) TO '${out}' (FORMAT parquet)`);
+    const m = JSON.parse(readFileSync(path.join(V6, 'manifest.json'), 'utf8'));
+    const p2017 = { year: 2017, path: 'data/long/year=2017/part-0.parquet', sha256: createHash('sha256').update(readFileSync(out)).digest('hex'), row_count: m.files.long_partitions[1].row_count };
+    m.files.long_partitions = [m.files.long_partitions[0], p2017];
+    writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(m));
+    s = await startServer({ FINANCE_DATA: dir, WORKERS: '1' });
+  });
+  afterAll(async () => { await s?.stop(); rmSync(dir, { recursive: true, force: true }); });
+
+  it('with no years uses the latest census year', async () => {
+    const { body } = await get(`${RU}?layer=county&state=DE&coverage=census`, undefined, s.url);
+    expect(body.provenance.years).toEqual([2017]);
+    expect(body.meta.is_census_year).toBe(true);
+  });
+  it('honours explicit years holding a census year untouched', async () => {
+    const { body } = await get(`${RU}?layer=county&state=DE&coverage=census&years=2011,2017`, undefined, s.url);
+    expect(body.provenance.years).toEqual([2011, 2017]);
+    expect(body.meta.coverage_by_year.map((c: any) => [c.year, c.is_census_year])).toEqual([[2011, false], [2017, true]]);
+  });
+  it('explicit years with no census year are 400 naming the census years in the window', async () => {
+    const m = expectErrorEnvelope(await get(`${RU}?layer=county&coverage=census&years=2011`, undefined, s.url), 400);
+    expect(m).toContain('Census years in the published window 2011-2017: 2012, 2017');
+  });
+});
+
+describe('/governments/{govid}/peers', () => {
+  const P = (id: string, q = '') => `/api/v1/governments/${id}/peers${q}`;
+  let target: string;
+  beforeAll(async () => {
+    const [t] = await query(`SELECT canonical_govid FROM ${long()} WHERE type = 1 AND year = 2020 GROUP BY 1 ORDER BY max(population) DESC LIMIT 1 OFFSET 99`);
+    target = t!.canonical_govid;
+  });
+
+  it('same type, population within 0.7-1.3 of the target in the cohort year, closest first (checked in DuckDB)', async () => {
+    const { body } = await get(P(target));
+    expect(body.meta).toMatchObject({ cohort_year: 2020, n: 10, pop_range: [0.7, 1.3], n_units_expected: 10, n_units_reporting: 10, is_census_year: false });
+    const tp = body.meta.target_population;
+    const expected = await query(`
+      WITH p AS (SELECT canonical_govid, max(population) AS pop FROM ${long()} WHERE year = 2020 AND type = 1 GROUP BY 1)
+      SELECT canonical_govid, pop FROM p WHERE canonical_govid <> '${target}' AND pop BETWEEN ${tp} * 0.7 AND ${tp} * 1.3
+      ORDER BY abs(ln(pop / ${tp})), canonical_govid LIMIT 10`);
+    expect(body.data.map((r: any) => [r.canonical_govid, r.population])).toEqual(expected.map((r) => [r.canonical_govid, r.pop]));
+    expect(body.data.map((r: any) => r.rank)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(body.data.every((r: any) => r.type === 1)).toBe(true);
+    expect((await query(body.provenance.sql_query)).map((r) => r.canonical_govid)).toEqual(body.data.map((r: any) => r.canonical_govid));
+  });
+
+  it('takes year (singular, only here) and n within bounds', async () => {
+    const { body } = await get(P(target, '?year=2011&n=3'));
+    expect(body.meta).toMatchObject({ cohort_year: 2011, n: 3 });
+    expect(body.data.length).toBe(3);
+    for (const q of ['?n=0', '?n=51', '?year=2015', '?year=2011,2019', '?year=2011-2019', '?years=2019', '?coverage=census']) expectErrorEnvelope(await get(P(target, q)), 400);
+    expect(expectErrorEnvelope(await get(P(target, '?coverage=census')), 400)).toContain('2012, 2017');
+  });
+});
+
+describe('/governments/{govid}/peer-comparison', () => {
+  const PC = (id: string, q = '') => `/api/v1/governments/${id}/peer-comparison${q}`;
+  let target: string;
+  beforeAll(async () => {
+    const [t] = await query(`SELECT canonical_govid FROM ${long()} WHERE type = 1 AND year = 2020 GROUP BY 1 ORDER BY max(population) DESC LIMIT 1 OFFSET 99`);
+    target = t!.canonical_govid;
+  });
+
+  it('category is required, exactly one; total is refused naming the route that has it', async () => {
+    expect(expectErrorEnvelope(await get(PC(target)), 400)).toBe('category is required for peer comparison.');
+    expectErrorEnvelope(await get(PC(target, '?category=Police,Fire')), 400);
+    expectErrorEnvelope(await get(PC(target, '?category=All%20Categories')), 400);
+    expect(expectErrorEnvelope(await get(PC(target, '?category=Police&expenditure_concept=total')), 400)).toContain('/governments/{govid}/spending');
+    for (const k of ['subtype=capital', 'basis=raw', 'recipe=corrections_combined', 'complete=true']) expectErrorEnvelope(await get(PC(target, `?category=Police&${k}`)), 400);
+  });
+
+  it('target and peer rows per capita, and p25/p50/p75 per (year, subtype, category) cell recomputed from the peer rows', async () => {
+    const { body } = await get(PC(target, '?category=Police&years=2011-2020'));
+    const peers = (await get(`/api/v1/governments/${target}/peers`)).body.data.map((r: any) => r.canonical_govid);
+    const rows = body.data;
+    expect(rows.filter((r: any) => r.role === 'target').every((r: any) => r.canonical_govid === target)).toBe(true);
+    const peerRows = rows.filter((r: any) => r.role === 'peer');
+    expect(peerRows.length).toBeGreaterThan(0);
+    for (const r of peerRows) expect(peers).toContain(r.canonical_govid);
+    const q7 = (v: number[], p: number) => { const s = [...v].sort((a, b) => a - b), h = (s.length - 1) * p, lo = Math.floor(h); return lo + 1 < s.length ? s[lo]! + (h - lo) * (s[lo + 1]! - s[lo]!) : s[lo]!; };
+    const summaries = rows.filter((r: any) => r.role.startsWith('summary_'));
+    expect(summaries.length).toBeGreaterThan(0);
+    for (const s of summaries) {
+      const cell = peerRows.filter((r: any) => r.year === s.year && r.spend_subtype === s.spend_subtype && r.category === s.category && r.amt_per_capita_nominal !== null).map((r: any) => r.amt_per_capita_nominal);
+      const p = { summary_p25: 0.25, summary_p50: 0.5, summary_p75: 0.75 }[s.role as string]!;
+      expect(s.amt_per_capita_nominal).toBeCloseTo(q7(cell, p), 9);
+      expect(s.notes).toContain('not additive');
+      expect(s.canonical_govid).toBeNull();
+      expect(s.ranked_of).toBe(cell.length);
+    }
+    for (const t of rows.filter((r: any) => r.role === 'target')) {
+      const cell = peerRows.filter((r: any) => r.year === t.year && r.spend_subtype === t.spend_subtype && r.amt_per_capita_nominal !== null);
+      expect(t.target_rank).toBe(1 + cell.filter((r: any) => r.amt_per_capita_nominal > t.amt_per_capita_nominal).length);
+    }
+    expect(body.meta.n_units_expected).toBe(peers.length);
+    expect(body.meta.coverage_by_year.length).toBe(3);
+    expect(body.provenance.peers.cohort_govids).toEqual(peers);
+  });
+
+  it('real dollars scale the percentiles with the CPI', async () => {
+    const nominal = (await get(PC(target, '?category=Police'))).body.data.filter((r: any) => r.role === 'summary_p50');
+    const real = (await get(PC(target, '?category=Police&adjust=real&base_year=2011'))).body.data.filter((r: any) => r.role === 'summary_p50');
+    expect(real.length).toBe(nominal.length);
+    for (const [i, r] of real.entries()) expect(r.amt_per_capita_real).toBeCloseTo((nominal[i].amt_per_capita_nominal * 224.923) / 258.8558, 9);
+  });
+});

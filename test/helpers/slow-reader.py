@@ -1,0 +1,19 @@
+# Slow HTTP readers for the backpressure tests: N connections with a tiny
+# receive buffer (set before connect, so the TCP window stays small), each
+# sending one GET and reading only its first bytes. Prints "ready" once every
+# connection has bytes, then holds until stdin closes; exits closing them all.
+import socket, sys
+
+host, port, path, n = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+socks = []
+for _ in range(n):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.connect((host, port))
+    s.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    socks.append(s)
+got = sum(len(s.recv(1024)) for s in socks)
+print(f"ready {got}", flush=True)
+sys.stdin.read()
+for s in socks:
+    s.close()
