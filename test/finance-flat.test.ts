@@ -57,6 +57,20 @@ describe('selection', () => {
   });
 });
 
+describe('split across workers', () => {
+  it('a large fleet slice (split by year across the pool) pages exactly like the whole query in DuckDB', async () => {
+    const q = `${S}?type=county&years=2011-2020&category=Police,Highways&limit=1000`;
+    const first = (await get(q)).body;
+    const rows = await query(first.provenance.sql_query);
+    expect(first.meta.total).toBe(rows.length);
+    for (const page of [0, 1, Math.floor(rows.length / 1000)]) {
+      const b = (await get(`${q}&page=${page}`)).body;
+      expect(b.data.map((r: any) => [r.year, r.canonical_govid, r.category, r.spend_subtype, r.amt_nominal]))
+        .toEqual(rows.slice(page * 1000, page * 1000 + 1000).map((r) => [r.year, r.canonical_govid, r.category, r.subtype, Number(r.amt_nominal)]));
+    }
+  });
+});
+
 describe('paging', () => {
   it('page is zero-based; walking pages until data is empty reaches every row once; meta.total is the full count', async () => {
     const q = `${S}?state=CA&type=city&years=2019-2020&category=Police,Fire`;
