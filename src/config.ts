@@ -15,6 +15,7 @@ export interface Config {
   arrestsData: string;
   workers: number;
   mirrorUrl: string | null;
+  arrestsMirrorUrl: string | null;
   accessLog: boolean;
 }
 
@@ -32,6 +33,7 @@ export const CONFIG_VARS: ConfigVar[] = [
   { env: 'ARRESTS_DATA', default: 'fixtures/arrests', description: 'School arrest-rate draws mirror directory.' },
   { env: 'WORKERS', default: 'the core count', description: 'Worker threads in the pool.' },
   { env: 'MIRROR_URL', default: 'absolute path of FINANCE_DATA', description: 'Public mirror address written into provenance SQL.' },
+  { env: 'ARRESTS_MIRROR_URL', default: 'absolute path of ARRESTS_DATA', description: 'Mirror address of the school draws written into /draws answers and provenance SQL.' },
   { env: 'ACCESS_LOG', default: 'true', description: 'One JSON line per request on stdout (no query values).' },
 ];
 
@@ -55,6 +57,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     arrestsData: dataDir(env.ARRESTS_DATA, 'fixtures/arrests'),
     workers: int(env, 'WORKERS', os.availableParallelism(), 1, 256),
     mirrorUrl: env.MIRROR_URL || null,
+    arrestsMirrorUrl: env.ARRESTS_MIRROR_URL || null,
     accessLog: (env.ACCESS_LOG ?? 'true') !== 'false',
   };
 }

@@ -1,9 +1,12 @@
-// Entry point: `npm start` / `civicstream serve`. Loads and verifies the data,
-// starts the pool, then listens. Prints one JSON line per service when ready.
+// Entry point: `npm start` / `civicstream serve`. Loads and verifies both
+// mirrors, starts the pool, then listens: the finance API on FINANCE_PORT and
+// the school arrest-rate API on ARRESTS_PORT. Prints one JSON line per
+// service when it is ready; refuses to start on any data fault.
 
 import { readConfig } from './config.js';
 import { LoadError } from './corpus/parquet.js';
 import { loadFinance, financeService } from './finance/service.js';
+import { loadArrests, arrestsService } from './arrests/service.js';
 import { buildApp } from './server/http.js';
 import { loadUws, type UWS } from './server/uws.js';
 
@@ -11,22 +14,28 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   const config = readConfig();
   const uws = loadUws();
-  const finance = await loadFinance(config);
-  const app = buildApp(uws, financeService(finance, config));
-  const listen = await listenOn(uws, app, config.host, config.financePort);
-  const port = uws.us_socket_local_port(listen as unknown as UWS.us_socket);
-  process.stdout.write(`${JSON.stringify({
-    event: 'listening', service: 'finance', host: config.host, port,
-    startup_ms: Math.round(performance.now() - t0), load_ms: Math.round(finance.stats.ms),
-    rows: finance.stats.rows, shared_bytes: finance.stats.sharedBytes, workers: config.workers,
-    rss_bytes: process.memoryUsage.rss(),
-  })}\n`);
+  const [finance, arrests] = await Promise.all([loadFinance(config), loadArrests(config)]);
+  const sockets: UWS.us_listen_socket[] = [];
+  const announce = async (service: string, app: UWS.TemplatedApp, port: number, extra: Record<string, unknown>): Promise<void> => {
+    const sock = await listenOn(uws, app, config.host, port);
+    sockets.push(sock);
+    process.stdout.write(`${JSON.stringify({
+      event: 'listening', service, host: config.host, port: uws.us_socket_local_port(sock as unknown as UWS.us_socket),
+      startup_ms: Math.round(performance.now() - t0), workers: config.workers, rss_bytes: process.memoryUsage.rss(), ...extra,
+    })}\n`);
+  };
+  await announce('finance', buildApp(uws, financeService(finance, config)), config.financePort, {
+    load_ms: Math.round(finance.stats.ms), rows: finance.stats.rows, shared_bytes: finance.stats.sharedBytes,
+  });
+  await announce('arrests', buildApp(uws, arrestsService(arrests, config)), config.arrestsPort, {
+    districts: arrests.districts.length, draw_rows: arrests.summaries.build.rows, summaries: arrests.summaries.build,
+  });
 
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;
     stopping = true;
-    uws.us_listen_socket_close(listen);
+    for (const s of sockets) uws.us_listen_socket_close(s);
     void finance.pool.close().finally(() => process.exit(0));
   };
   process.on('SIGTERM', stop);

@@ -142,3 +142,34 @@ describe('legacy schema fixtures', () => {
     });
   }
 });
+
+describe('start-up refuses a faulty school mirror', () => {
+  const A = path.join(ROOT, 'fixtures/arrests');
+  /** A copy of the school fixture without its summary cache. */
+  function arrestsMirror(): string {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'civicstream-arrests-'));
+    tmpRoots.push(dir);
+    cpSync(A, dir, { recursive: true, filter: (src) => !src.includes('summaries') });
+    return dir;
+  }
+  const shard = 'parquet/model_id=unified_m2_mod/YEAR=21-22/LEA_STATE=RI/part-0.parquet';
+
+  it('a corrupt shard, naming the file', async () => {
+    const dir = arrestsMirror();
+    const f = path.join(dir, shard);
+    const bytes = readFileSync(f);
+    bytes[bytes.length >> 1]! ^= 0xff;
+    writeFileSync(f, bytes);
+    const r = await runToExit({ ARRESTS_DATA: dir });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('LEA_STATE=RI/part-0.parquet: sha256 does not match');
+  });
+
+  it('a missing district table', async () => {
+    const dir = arrestsMirror();
+    rmSync(path.join(dir, 'districts.parquet'));
+    const r = await runToExit({ ARRESTS_DATA: dir });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/districts\.parquet: file is missing/);
+  });
+});

@@ -10,6 +10,8 @@ export const MAIN = path.join(ROOT, 'dist/src/main.js');
 
 export interface Running {
   url: string;
+  /** The school arrest-rate service. */
+  arrestsUrl: string;
   port: number;
   proc: ChildProcess;
   ready: Record<string, unknown>;
@@ -33,13 +35,13 @@ export function startServer(env: Record<string, string> = {}, timeoutMs = 60_000
     proc.stderr!.on('data', (d) => { err += d; });
     proc.stdout!.on('data', (d) => {
       out += d;
-      const line = out.split('\n').find((l) => l.includes('"event":"listening"'));
-      if (!line) return;
+      const lines = out.split('\n').filter((l) => l.includes('"event":"listening"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+      const ready = lines.find((l) => l.service === 'finance'), arrests = lines.find((l) => l.service === 'arrests');
+      if (!ready || !arrests) return;
       clearTimeout(timer);
-      const ready = JSON.parse(line) as Record<string, unknown>;
       const port = Number(ready.port);
       resolve({
-        url: `http://127.0.0.1:${port}`, port, proc, ready,
+        url: `http://127.0.0.1:${port}`, arrestsUrl: `http://127.0.0.1:${Number(arrests.port)}`, port, proc, ready,
         stop: () => new Promise((r) => { if (proc.exitCode !== null) return r(proc.exitCode); proc.once('exit', (c) => r(c)); proc.kill('SIGTERM'); }),
       });
     });

@@ -163,7 +163,8 @@ function draws(o: GenerateOptions, model: ModelInfo, cells: Cell[], firstBatchRo
 const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
 
 export function generateArrests(o: GenerateOptions): { shards: number; rows: number } {
-  rmSync(o.out, { recursive: true, force: true });
+  // Only what this generator writes is replaced: a README or other notes beside it stay.
+  for (const f of ['parquet', 'summaries', 'districts.parquet', 'enrollment.parquet', 'manifest.json']) rmSync(path.join(o.out, f), { recursive: true, force: true });
   mkdirSync(o.out, { recursive: true });
   const { districts, cells } = buildPopulation(o);
   const key = (c: Cell): string => `${c.leaid}|${c.race}|${c.sex}`;

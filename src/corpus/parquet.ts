@@ -4,6 +4,7 @@
 // remap to global ids once per distinct value.
 
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { ParquetFile } from 'parquet-wasm';
 import { tableFromIPC, type Data, type Table } from 'apache-arrow';
@@ -79,10 +80,40 @@ export function internUtf8(parts: Data[], total: number): { ids: Int32Array; dic
   const dictBytes: Uint8Array[] = [];
   const buckets = new Map<number, number[]>();
   const decoder = new TextDecoder();
+  const intern = (values: Uint8Array, s: number, e: number): number => {
+    let h = 0x811c9dc5;
+    for (let k = s; k < e; k++) h = Math.imul(h ^ values[k]!, 0x01000193);
+    const bucket = buckets.get(h);
+    if (bucket) {
+      for (const cand of bucket) {
+        const b = dictBytes[cand]!;
+        if (b.length === e - s && sameBytes(b, 0, values, s, e - s)) return cand;
+      }
+    }
+    const id = dict.length;
+    const bytes = values.slice(s, e);
+    dictBytes.push(bytes);
+    dict.push(decoder.decode(bytes));
+    if (bucket) bucket.push(id); else buckets.set(h, [id]);
+    return id;
+  };
   let row = 0;
   let prevStart = -1, prevEnd = -1, prevId = -1;
   let prevValues: Uint8Array | null = null;
   for (const d of parts) {
+    if (d.dictionary) {
+      // Dictionary-encoded: intern the dictionary's strings once, then map each row's index.
+      const encoder = new TextEncoder();
+      const globalOf = Array.from({ length: d.dictionary.length }, (_, i) => {
+        const str = d.dictionary!.get(i) as string | null;
+        if (str === null) return -1;
+        const b = encoder.encode(str);
+        return intern(b, 0, b.length);
+      });
+      const idx = d.values as Int32Array;
+      for (let i = 0; i < d.length; i++, row++) ids[row] = isValid(d, i) ? globalOf[idx[i]!]! : -1;
+      continue;
+    }
     const offsets = d.valueOffsets as Int32Array;
     const values = d.values as Uint8Array;
     for (let i = 0; i < d.length; i++, row++) {
@@ -93,23 +124,7 @@ export function internUtf8(parts: Data[], total: number): { ids: Int32Array; dic
         ids[row] = prevId;
         continue;
       }
-      let h = 0x811c9dc5;
-      for (let k = s; k < e; k++) h = Math.imul(h ^ values[k]!, 0x01000193);
-      let id = -1;
-      const bucket = buckets.get(h);
-      if (bucket) {
-        for (const cand of bucket) {
-          const b = dictBytes[cand]!;
-          if (b.length === e - s && sameBytes(b, 0, values, s, e - s)) { id = cand; break; }
-        }
-      }
-      if (id < 0) {
-        id = dict.length;
-        const bytes = values.slice(s, e);
-        dictBytes.push(bytes);
-        dict.push(decoder.decode(bytes));
-        if (bucket) bucket.push(id); else buckets.set(h, [id]);
-      }
+      const id = intern(values, s, e);
       ids[row] = id;
       prevValues = values; prevStart = s; prevEnd = e; prevId = id;
     }
@@ -136,4 +151,23 @@ export function tableRows(table: Table): Record<string, unknown>[] {
     out.push(row);
   }
   return out;
+}
+
+/** Reads and parses a mirror's manifest.json; a missing or unparsable file is a LoadError naming it. */
+export async function readManifestJson(dir: string, missingHint: string): Promise<{ file: string; text: string; raw: any }> {
+  const file = path.join(dir, 'manifest.json');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new LoadError(file, code === 'ENOENT' ? `file is missing (${missingHint})` : `cannot be read (${code})`);
+  }
+  try {
+    const raw = JSON.parse(text);
+    if (raw === null || typeof raw !== 'object') throw new Error('not a JSON object');
+    return { file, text, raw };
+  } catch (e) {
+    throw new LoadError(file, `does not parse as JSON (${(e as Error).message})`);
+  }
 }

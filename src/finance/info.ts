@@ -3,12 +3,10 @@
 // route table and the catalog.
 
 import { ok } from '../server/envelope.js';
-import { dictionaryRows, llmsText } from '../server/docs-text.js';
-import { openapiDocument } from '../server/openapi.js';
 import { openStreams } from '../server/http.js';
 import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
 import type { FinanceCtx } from './context.js';
-import { financeDocs, ATTRIBUTION } from './docs.js';
+import { ATTRIBUTION } from './docs.js';
 
 /** 2012,2013,2014 -> "2012-2014"; lists of runs joined by commas. */
 export function runsText(years: number[]): string {
@@ -57,27 +55,3 @@ export function health(req: RouteRequest<FinanceCtx>): Reply {
   }]));
 }
 
-const HOST_OK = /^[A-Za-z0-9.\-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
-
-export function examples(req: RouteRequest<FinanceCtx>): Reply {
-  const host = HOST_OK.test(req.host) ? req.host : 'localhost';
-  const rows = req.ctx.routes.flatMap((r) =>
-    (r.examples?.(req.ctx) ?? []).map((e) => ({ endpoint: r.path, description: e.description, path: e.path, example_url: `http://${host}${e.path}` })),
-  );
-  return envelopeReply(ok(rows, { total: rows.length }));
-}
-
-export function dataDictionary(req: RouteRequest<FinanceCtx>): Reply {
-  const rows = dictionaryRows(financeDocs(req.ctx.catalog), req.ctx.routes, req.ctx);
-  return envelopeReply(ok(rows, { total: rows.length }));
-}
-
-export function llms(req: RouteRequest<FinanceCtx>): Reply {
-  return { kind: 'body', contentType: 'text/plain; charset=utf-8', body: llmsText(financeDocs(req.ctx.catalog), req.ctx.routes) };
-}
-
-export function openapi(req: RouteRequest<FinanceCtx>): Reply {
-  const docs = financeDocs(req.ctx.catalog);
-  const doc = openapiDocument({ title: docs.title, version: '1.0.0', description: docs.summary }, req.ctx.routes);
-  return { kind: 'body', contentType: 'application/json; charset=utf-8', body: JSON.stringify(doc) };
-}

@@ -2,9 +2,8 @@
 // Everything that differs between versions is in SCHEMAS; the loader and the
 // engine read these rules instead of testing version numbers.
 
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { LoadError } from '../corpus/parquet.js';
+import { LoadError, readManifestJson } from '../corpus/parquet.js';
 
 export interface Partition {
   year: number;
@@ -51,21 +50,7 @@ export const SCHEMAS: Record<number, SchemaRules> = {
 };
 
 export async function readManifest(dir: string): Promise<Manifest> {
-  const file = path.join(dir, 'manifest.json');
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new LoadError(file, code === 'ENOENT' ? 'file is missing (is FINANCE_DATA a finance mirror directory?)' : `cannot be read (${code})`);
-  }
-  let raw: Record<string, any>;
-  try {
-    raw = JSON.parse(text);
-  } catch (e) {
-    throw new LoadError(file, `does not parse as JSON (${(e as Error).message})`);
-  }
-  if (raw === null || typeof raw !== 'object') throw new LoadError(file, 'is not a JSON object');
+  const { file, raw } = await readManifestJson(dir, 'is FINANCE_DATA a finance mirror directory?');
   const schemaVersion = Number(raw.schema_version);
   if (!(schemaVersion in SCHEMAS)) {
     throw new LoadError(file, `schema_version ${JSON.stringify(raw.schema_version)} is not supported (supported: ${Object.keys(SCHEMAS).join(', ')})`);

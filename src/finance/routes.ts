@@ -5,7 +5,9 @@
 import type { RouteSpec } from '../server/route-spec.js';
 import type { FinanceCtx } from './context.js';
 import { getGovernment, listGovernments } from './governments.js';
-import { dataDictionary, examples, health, llms, openapi, root } from './info.js';
+import { health, root } from './info.js';
+import { docRoutes } from '../server/doc-routes.js';
+import { financeDocs } from './docs.js';
 import { govidPath, limitParam, pageParam, patternParam, qParam, stateParam, typeParam } from './params.js';
 import { categoryTypeParam, listCategories, listRecipes } from './taxonomy.js';
 import { moneyRoutes } from './money-routes.js';
@@ -50,17 +52,6 @@ export const financeRoutes: Route[] = [
     id: 'health', path: `${V1}/health`, tags: ['metadata'], produces: 'envelope', query: {},
     summary: 'Liveness and readiness', description: 'Answers 200 once the corpus is loaded and verified.',
     handle: health,
-  },
-  {
-    id: 'examples', path: `${V1}/examples`, tags: ['metadata'], produces: 'envelope', query: {},
-    summary: 'Example calls', description: 'Example calls generated against the live corpus, with absolute URLs built from the request host.',
-    rowFields: [
-      { name: 'endpoint', type: 'string', description: 'The route.' },
-      { name: 'description', type: 'string', description: 'What the call shows.' },
-      { name: 'path', type: 'string', description: 'Path and query.' },
-      { name: 'example_url', type: 'string', description: 'Absolute URL on the host the request was sent to.' },
-    ],
-    handle: examples,
   },
   {
     id: 'governments', path: `${V1}/governments`, tags: ['governments'], produces: 'envelope',
@@ -124,26 +115,5 @@ export const financeRoutes: Route[] = [
     examples: () => [{ description: 'Intergovernmental revenue recipes', path: `${V1}/recipes?pattern=ig_` }],
     handle: listRecipes,
   },
-  {
-    id: 'data_dictionary', path: `${V1}/data-dictionary`, tags: ['metadata'], produces: 'envelope', query: {},
-    summary: 'Data dictionary', description: 'Every field, parameter, decision, corpus caveat and error code of this service, as rows.',
-    rowFields: [
-      { name: 'section', type: 'string', description: 'envelope, meta, parameter, row, decision, caveat or error.' },
-      { name: 'name', type: 'string', description: 'Field, parameter, topic or code.' },
-      { name: 'type', type: 'string', description: 'Type or allowed values.' },
-      { name: 'description', type: 'string', description: 'Meaning.' },
-      { name: 'routes', type: 'array', description: 'Routes it applies to, where relevant.' },
-    ],
-    handle: dataDictionary,
-  },
-  {
-    id: 'llms', path: `${V1}/llms.txt`, tags: ['metadata'], produces: 'text/plain', query: {},
-    summary: 'llms.txt', description: 'The API described in plain text for language models and people.',
-    handle: llms,
-  },
-  {
-    id: 'openapi', path: '/openapi.json', tags: ['metadata'], produces: 'application/json', query: {},
-    summary: 'OpenAPI 3.1 document', description: 'This document, generated from the route table.',
-    handle: openapi,
-  },
+  ...docRoutes<FinanceCtx>(V1, (ctx) => financeDocs(ctx.catalog)),
 ];

@@ -9,6 +9,7 @@ let server: Running | undefined;
 export async function setup(project: TestProject): Promise<void> {
   server = await startServer();
   project.provide('financeUrl', server.url);
+  project.provide('arrestsUrl', server.arrestsUrl);
 }
 
 export async function teardown(): Promise<void> {
@@ -18,5 +19,6 @@ export async function teardown(): Promise<void> {
 declare module 'vitest' {
   export interface ProvidedContext {
     financeUrl: string;
+    arrestsUrl: string;
   }
 }

@@ -4,6 +4,7 @@ import http from 'node:http';
 import { inject } from 'vitest';
 
 export const financeUrl = (): string => inject('financeUrl');
+export const arrestsUrl = (): string => inject('arrestsUrl');
 
 export interface Got<T = any> {
   status: number;

@@ -1,0 +1,26 @@
+// What every school-service handler can reach: the mirror's manifest, its
+// tables and the draw summaries, with lookups built once at load.
+
+import type { RouteSpec } from '../server/route-spec.js';
+import type { ArrestsManifest } from './manifest.js';
+import type { Summaries } from './summaries.js';
+import type { District, EnrollmentTable } from './tables.js';
+
+export interface ArrestsCtx {
+  dir: string;
+  manifest: ArrestsManifest;
+  /** Where /draws and provenance point: ARRESTS_MIRROR_URL, or the data directory's absolute path. */
+  mirrorUrl: string;
+  districts: District[];
+  /** leaid (as a number) -> index in districts. */
+  districtIndex: Map<number, number>;
+  nameLower: string[];
+  enroll: EnrollmentTable;
+  summaries: Summaries;
+  /** State codes with draws in the mirror. */
+  states: string[];
+  /** Models with draws in the mirror, and the years each has. */
+  modelYears: Map<string, string[]>;
+  routes: RouteSpec<ArrestsCtx>[];
+  startedAt: number;
+}

@@ -1,0 +1,36 @@
+// Boots the school service: manifest -> tables -> draw summaries (built on a
+// pool, or loaded from the cache beside the draws) -> the route table.
+
+import { docsAssets } from '../server/docs-ui.js';
+import type { Service } from '../server/http.js';
+import type { Config } from '../config.js';
+import type { ArrestsCtx } from './context.js';
+import { readArrestsManifest } from './manifest.js';
+import { arrestsRoutes } from './routes.js';
+import { loadOrBuildSummaries } from './summaries.js';
+import { loadDistricts, loadEnrollment } from './tables.js';
+import { YEARS } from './models.js';
+
+export async function loadArrests(config: Config, o: { quiet?: boolean; rebuild?: boolean } = {}): Promise<ArrestsCtx> {
+  const dir = config.arrestsData;
+  const manifest = await readArrestsManifest(dir);
+  const districts = await loadDistricts(dir, manifest);
+  const enroll = await loadEnrollment(dir, manifest);
+  const summaries = await loadOrBuildSummaries(dir, manifest, enroll, { workers: config.workers, quiet: o.quiet ?? !process.stderr.isTTY, rebuild: o.rebuild });
+  const modelYears = new Map<string, string[]>();
+  for (const s of manifest.shards) {
+    const ys = modelYears.get(s.model) ?? modelYears.set(s.model, []).get(s.model)!;
+    if (!ys.includes(s.year)) ys.push(s.year);
+  }
+  for (const ys of modelYears.values()) ys.sort((a, b) => YEARS.indexOf(a as never) - YEARS.indexOf(b as never));
+  return {
+    dir, manifest, mirrorUrl: config.arrestsMirrorUrl ?? dir,
+    districts, districtIndex: new Map(districts.map((d, i) => [Number(d.leaid), i])), nameLower: districts.map((d) => d.lea_name.toLowerCase()),
+    enroll, summaries, states: [...new Set(manifest.shards.map((s) => s.state))].sort(), modelYears,
+    routes: arrestsRoutes, startedAt: Date.now(),
+  };
+}
+
+export function arrestsService(ctx: ArrestsCtx, config: Config): Service<ArrestsCtx> {
+  return { name: 'arrests', routes: ctx.routes, ctx, assets: docsAssets('civicstream school arrests'), accessLog: config.accessLog };
+}
