@@ -16,6 +16,7 @@
 // RACE, SEX, draw_id), districts.parquet, enrollment.parquet, manifest.json.
 
 import { createHash } from 'node:crypto';
+import { Piscina } from 'piscina';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeParquetFile } from '../corpus/parquet-write.js';
@@ -162,14 +163,44 @@ function draws(o: GenerateOptions, model: ModelInfo, cells: Cell[], firstBatchRo
 
 const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
 
-export function generateArrests(o: GenerateOptions): { shards: number; rows: number } {
+export interface ShardTask {
+  options: GenerateOptions;
+  model: string;
+  year: SchoolYear;
+  state: string;
+}
+
+let cached: { key: string; byShard: Map<string, Cell[]> } | null = null;
+
+/** Writes one draws shard; the population is rebuilt (deterministically) once per thread. */
+export function generateShard(t: ShardTask): { path: string; sha256: string; row_count: number; size_bytes: number } {
+  const key = JSON.stringify({ ...t.options, quiet: undefined });
+  if (cached?.key !== key) cached = { key, byShard: cellsByShard(buildPopulation(t.options).cells) };
+  const list = cached.byShard.get(`${t.year}|${STATE_BY_CODE.get(t.state)!.fips}`) ?? [];
+  const rel = `parquet/model_id=${partitionId(t.model)}/YEAR=${t.year}/LEA_STATE=${t.state}/part-0.parquet`;
+  const bytes = writeParquetFile(path.join(t.options.out, rel), draws(t.options, MODELS.find((m) => m.model === t.model)!, list, 0));
+  return { path: rel, sha256: sha(bytes), row_count: list.length * DRAWS, size_bytes: bytes.byteLength };
+}
+
+function cellsByShard(cells: Cell[]): Map<string, Cell[]> {
+  const key = (c: Cell): string => `${c.leaid}|${c.race}|${c.sex}`;
+  const sorted = [...cells].sort((p, q) => (key(p) < key(q) ? -1 : key(p) > key(q) ? 1 : 0));
+  const byShard = new Map<string, Cell[]>();
+  for (const c of sorted) {
+    const k = `${c.year}|${c.leaid.slice(0, 2)}`;
+    (byShard.get(k) ?? byShard.set(k, []).get(k)!).push(c);
+  }
+  return byShard;
+}
+
+/** Writes the whole mirror: tables here, draws shards on a pool of worker threads (one shard per task). */
+export async function generateArrests(o: GenerateOptions, workers = 1): Promise<{ shards: number; rows: number }> {
   // Only what this generator writes is replaced: a README or other notes beside it stay.
   for (const f of ['parquet', 'summaries', 'districts.parquet', 'enrollment.parquet', 'manifest.json']) rmSync(path.join(o.out, f), { recursive: true, force: true });
   mkdirSync(o.out, { recursive: true });
   const { districts, cells } = buildPopulation(o);
   const key = (c: Cell): string => `${c.leaid}|${c.race}|${c.sex}`;
   cells.sort((p, q) => (key(p) < key(q) ? -1 : key(p) > key(q) ? 1 : 0));
-
   const districtBytes = writeParquetFile(path.join(o.out, 'districts.parquet'), [
     { name: 'leaid', type: 'utf8', values: districts.map((d) => d.leaid) },
     { name: 'lea_name', type: 'utf8', values: districts.map((d) => d.lea_name) },
@@ -188,26 +219,25 @@ export function generateArrests(o: GenerateOptions): { shards: number; rows: num
   ]);
 
   const models = MODELS.filter((m) => !o.models || o.models.includes(m.model));
-  const shardsTodo = models.flatMap((m) => m.years.flatMap((year) => o.states.map((state) => ({ m, year, state }))));
-  const progress = new Progress('generate arrests draws', shardsTodo.length, o.quiet);
-  const shards: Record<string, unknown>[] = [];
+  const todo = models.flatMap((m) => m.years.flatMap((year) => o.states.map((state) => ({ options: o, model: m.model, year, state }))));
+  const progress = new Progress('generate arrests draws', todo.length, o.quiet);
+  const pool = new Piscina({ filename: new URL('../../workers/arrests/generate.js', import.meta.url).href, minThreads: workers, maxThreads: workers });
   let rows = 0;
-  const byShard = new Map<string, Cell[]>();
-  for (const c of cells) {
-    const k = `${c.year}|${c.leaid.slice(0, 2)}`;
-    (byShard.get(k) ?? byShard.set(k, []).get(k)!).push(c);
+  try {
+    const shards = await Promise.all(todo.map(async (t) => {
+      const r = (await pool.run(t, { name: 'generateShard' })) as ReturnType<typeof generateShard>;
+      rows += r.row_count;
+      progress.tick(1, `${t.model} ${t.year} ${t.state}`);
+      return { model: t.model, year: t.year, state: t.state, ...r };
+    }));
+    progress.finish();
+    return writeManifest(o, models, districts.length, cells.length, districtBytes, enrollBytes, shards, rows);
+  } finally {
+    await pool.close();
   }
-  const fipsOf = (st: string): string => STATE_BY_CODE.get(st)!.fips;
-  for (const { m, year, state } of shardsTodo) {
-    const list = byShard.get(`${year}|${fipsOf(state)}`) ?? [];
-    const rel = `parquet/model_id=${partitionId(m.model)}/YEAR=${year}/LEA_STATE=${state}/part-0.parquet`;
-    const bytes = writeParquetFile(path.join(o.out, rel), draws(o, m, list, 0));
-    shards.push({ model: m.model, year, state, path: rel, sha256: sha(bytes), row_count: list.length * DRAWS, size_bytes: bytes.byteLength });
-    rows += list.length * DRAWS;
-    progress.tick(1, `${m.model} ${year} ${state}`);
-  }
-  progress.finish();
+}
 
+function writeManifest(o: GenerateOptions, models: readonly ModelInfo[], nDistricts: number, nCells: number, districtBytes: Uint8Array, enrollBytes: Uint8Array, shards: Record<string, unknown>[], rows: number): { shards: number; rows: number } {
   const manifest = {
     dataset: 'civicstream synthetic school arrest-rate draws (CRDC layout)',
     generator: 'src/arrests/generate.ts',
@@ -217,8 +247,8 @@ export function generateArrests(o: GenerateOptions): { shards: number; rows: num
     years: YEARS,
     models: models.map((m) => m.model),
     states: o.states,
-    districts: { path: 'districts.parquet', sha256: sha(districtBytes), row_count: districts.length },
-    enrollment: { path: 'enrollment.parquet', sha256: sha(enrollBytes), row_count: cells.length },
+    districts: { path: 'districts.parquet', sha256: sha(districtBytes), row_count: nDistricts },
+    enrollment: { path: 'enrollment.parquet', sha256: sha(enrollBytes), row_count: nCells },
     shards,
   };
   writeFileSync(path.join(o.out, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
