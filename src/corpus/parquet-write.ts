@@ -3,13 +3,14 @@
 
 import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { Dictionary, Float64, Int32, Table, Utf8, makeVector, tableToIPC, vectorFromArray, type Vector } from 'apache-arrow';
+import { Bool, Dictionary, Float64, Int32, Table, Utf8, makeVector, tableToIPC, vectorFromArray, type Vector } from 'apache-arrow';
 import { Compression, Table as WasmTable, WriterPropertiesBuilder, writeParquet } from 'parquet-wasm';
 
 export type ColumnSpec =
   | { name: string; type: 'utf8'; values: (string | null)[] }
   | { name: string; type: 'dict'; values: string[] }
   | { name: string; type: 'int32'; values: Int32Array }
+  | { name: string; type: 'bool'; values: boolean[] }
   | { name: string; type: 'float64'; values: Float64Array | (number | null)[] };
 
 function vector(c: ColumnSpec): Vector {
@@ -17,6 +18,7 @@ function vector(c: ColumnSpec): Vector {
     case 'utf8': return vectorFromArray(c.values, new Utf8());
     case 'dict': return vectorFromArray(c.values, new Dictionary(new Utf8(), new Int32()));
     case 'int32': return makeVector(c.values);
+    case 'bool': return vectorFromArray(c.values, new Bool());
     case 'float64': return c.values instanceof Float64Array ? makeVector(c.values) : vectorFromArray(c.values, new Float64());
   }
 }

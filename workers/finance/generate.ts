@@ -1,0 +1,3 @@
+// Entry of the finance generator's pool: one fiscal year per task.
+
+export { generateFinanceYear } from '../../src/finance/generate.js';
