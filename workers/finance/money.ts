@@ -68,6 +68,7 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
   for (const f of plan.flows) x.wantFlow[f] = 1;
   if (x.keepCat) for (const id of plan.categories!) x.keepCat[id] = 1;
 
+  const cells = new Cells(x);
   // Governments in output order (the peer target first), and their group for each requested year.
   const govs = [...new Set(plan.govs)].sort((a, b) =>
     (plan.peerTarget !== null ? Number(b === plan.peerTarget) - Number(a === plan.peerTarget) : 0) || e.govRank[a]! - e.govRank[b]!);
@@ -89,7 +90,9 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
       let years = 0;
       for (let yi = 0; yi < Y; yi++) {
         const g = groupOf[gi * Y + yi]!;
-        if (g >= 0 && aggregate(x, gov, plan.years[yi]!, g).length > 0) years++;
+        if (g < 0) continue;
+        aggregate(x, cells, gov, plan.years[yi]!, g);
+        if (cells.nTouched > 0) years++;
       }
       if (years > 0 && years < Y) inconsistent.add(gov);
     });
@@ -99,6 +102,7 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
 
   const out = new RowBuilder();
   let total = 0;
+  const fast = !plan.complete && !(plan.igLeg && !plan.allCategories) && !plan.suggest && plan.peerTarget === null && !plan.dropNoPopulation;
   const yearsPresent: Record<number, number[]> = {};
   const hasRows = new Uint8Array(govs.length);
   const codes = new Set<number>(), aggregateYears = new Set<number>(), balanceSubs = new Set<number>(), popYears = new Set<number>();
@@ -118,8 +122,37 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
       const gov = govs[gi]!;
       const g = groupOf[gi * Y + yi]!;
       if (inconsistent.has(gov)) continue;
-      const rows = g >= 0 ? aggregate(x, gov, year, g) : [];
+      if (g >= 0) aggregate(x, cells, gov, year, g); else cells.begin();
       const type = e.govType[gov]!;
+      if (fast) {
+        // Most rows of a fleet query only count: no row object unless it is on the page.
+        const list = cells.sorted();
+        let contributed = false;
+        const pop = g >= 0 ? c.gPop[g]! : -1;
+        for (let k = 0; k < list.length; k++) {
+          const cell = list[k]!;
+          const { flow, cat, sub } = cells.decode(cell);
+          for (let l = cells.codeHead[cell]!; l >= 0; l = cells.codeNext[l]!) codes.add(cells.codeVal[l]!);
+          if (cells.flags[cell]! & ROW_AGGREGATE) aggregateYears.add(year);
+          if (flow === BAL) balanceSubs.add(sub);
+          if (cat >= 0) { let s = catYears.get(cat); if (!s) catYears.set(cat, (s = new Set())); s.add(year); }
+          presentYears.add(year);
+          contributed = true;
+          if (plan.subtype !== null && sub !== plan.subtype) continue;
+          if (pop > 0) { popCounts.census_f33++; popYears.add(c.gPopYear[g]!); } else popCounts.unavailable++;
+          if (total >= plan.offset && total < plan.offset + plan.limit) {
+            out.push({ year, gov, flow, cat, sub, amt: cells.amt[cell]!, codes: cells.codesOf(cell), flags: cells.flags[cell]!, vs: VS_NONE, group: g }, pop);
+          }
+          total++;
+        }
+        if (contributed) {
+          hasRows[gi] = 1;
+          (yearsPresent[gov] ??= []).push(year);
+          if (gov !== plan.peerTarget) reporting[yi]!++;
+        }
+        continue;
+      }
+      const rows = g >= 0 ? materialize(cells, cells.sorted(), gov, year, g, plan.complete) : [];
       if (g >= 0) {
         if (plan.igLeg && !plan.allCategories) flagSuppressed(x, rows, g, year, type, suppressedRecipes);
         if (plan.suggest && plan.categories !== null && !rows.some((a) => a.sub !== x.igSub)) suggest(x, g, year, type, suggestHits);
@@ -182,67 +215,169 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
   };
 }
 
-/** One (government, year) group's rows, aggregated by (flow, category, subtype). */
-function aggregate(x: Ctx, gov: number, year: number, g: number): Acc[] {
-  const { c, e, plan, igSub, wantFlow, inScope, keepCat } = x;
-  const local = new Map<number, Acc>();
-  const type = e.govType[gov]!;
-  const catOk = (cat: number): boolean => keepCat === null || (cat >= 0 && keepCat[cat] === 1);
-  const add = (flow: number, cat: number, sub: number, code: number, amt: number, aggregate: boolean): void => {
-    const key = (flow * 4096 + (cat + 2)) * 256 + sub;
-    let a = local.get(key);
-    if (a === undefined) {
-      a = { year, gov, flow, cat, sub, amt: 0, codes: [], flags: 0, vs: plan.complete ? VS_REPORTED : VS_NONE, group: g };
-      local.set(key, a);
+/**
+ * Per-plan lookups that fold every rule of a row's classification (flow,
+ * concept scope, category filter, basis) into one cell id per code, and the
+ * scratch the aggregation accumulates into: no Map and no object per row.
+ */
+class Cells {
+  readonly nSub: number;
+  readonly nCatSlots: number;
+  readonly isIG: Uint8Array;
+  readonly isBal: Uint8Array;
+  readonly naEligible: Uint8Array;
+  /** Cell of a code (the effective code on the harmonized basis) in each leg; -1 when the plan excludes it. */
+  readonly igCell: Int32Array;
+  readonly balCell: Int32Array;
+  readonly directCell: Int32Array;
+  readonly order: Float64Array;
+  readonly amt: Float64Array;
+  readonly flags: Uint8Array;
+  readonly stamp: Int32Array;
+  readonly codeHead: Int32Array;
+  readonly codeSeen: Int32Array;
+  codeNext = new Int32Array(1024);
+  codeVal = new Uint16Array(1024);
+  nCodeLinks = 0;
+  touched = new Int32Array(256);
+  nTouched = 0;
+  cur = 0;
+
+  constructor(readonly x: Ctx) {
+    const { e, plan, igSub, wantFlow, inScope, keepCat } = x;
+    const nCodes = e.nCodes;
+    this.nSub = e.subtypes.length + 1;
+    this.nCatSlots = e.categories.length + 2;
+    const nCells = 4 * this.nCatSlots * this.nSub;
+    this.amt = new Float64Array(nCells); this.flags = new Uint8Array(nCells); this.stamp = new Int32Array(nCells).fill(-1);
+    this.codeHead = new Int32Array(nCells); this.codeSeen = new Int32Array(nCodes).fill(-1);
+    this.order = new Float64Array(nCells);
+    for (let cell = 0; cell < nCells; cell++) {
+      const { flow, cat, sub } = this.decode(cell);
+      this.order[cell] = flow * 1e6 + subRank(e, sub) * 1e3 + catRank(e, cat);
     }
-    a.amt += amt;
-    if (!a.codes.includes(code)) a.codes.push(code);
-    if (aggregate) a.flags |= ROW_AGGREGATE;
-  };
+    this.isIG = new Uint8Array(nCodes); this.isBal = new Uint8Array(nCodes); this.naEligible = new Uint8Array(nCodes);
+    this.igCell = new Int32Array(nCodes).fill(-1); this.balCell = new Int32Array(nCodes).fill(-1); this.directCell = new Int32Array(nCodes).fill(-1);
+    const catOk = (cat: number): boolean => keepCat === null || (cat >= 0 && keepCat[cat] === 1);
+    const catOf = (cat: number): number => (plan.allCategories ? ALL_CATEGORIES_ID : cat);
+    for (let code = 0; code < nCodes; code++) {
+      const flow = e.codeFlow[code]!, sub = e.codeSub[code]!, cat = e.codeCat[code]!;
+      if (flow === EXP && sub === igSub) this.isIG[code] = 1;
+      if (flow === BAL) this.isBal[code] = 1;
+      if (flow !== 0 && wantFlow[flow] && sub >= 0 && inScope[flow]![sub] && flow !== BAL) this.naEligible[code] = 1;
+      // The IG leg, by the effective code: expenditure, in the concept's scope (which holds intergovernmental under total).
+      if (plan.igLeg && wantFlow[EXP] && flow === EXP && sub >= 0 && inScope[EXP]![sub] && catOk(cat)) this.igCell[code] = this.encode(EXP, catOf(cat), sub);
+      if (flow === BAL && wantFlow[BAL] && inScope[BAL]![sub] && catOk(cat)) this.balCell[code] = this.encode(BAL, catOf(cat), sub);
+      if ((flow === EXP || flow === REV) && wantFlow[flow] && sub >= 0 && inScope[flow]![sub] && !(flow === EXP && sub === igSub) && catOk(cat)) {
+        this.directCell[code] = this.encode(flow, catOf(cat), sub);
+      }
+    }
+  }
+
+  encode(flow: number, cat: number, sub: number): number {
+    return (flow * this.nCatSlots + (cat + 2)) * this.nSub + (sub === RECIPE_SUBTYPE_ID ? this.nSub - 1 : sub);
+  }
+
+  decode(cell: number): { flow: number; cat: number; sub: number } {
+    const s = cell % this.nSub, rest = (cell - s) / this.nSub;
+    const catSlot = rest % this.nCatSlots;
+    return { flow: (rest - catSlot) / this.nCatSlots, cat: catSlot - 2, sub: s === this.nSub - 1 ? RECIPE_SUBTYPE_ID : s };
+  }
+
+  begin(): void {
+    this.cur++;
+    this.nTouched = 0;
+    this.nCodeLinks = 0;
+  }
+
+  add(cell: number, code: number, amt: number, aggregate: boolean): void {
+    if (this.stamp[cell] !== this.cur) {
+      this.stamp[cell] = this.cur;
+      this.amt[cell] = 0; this.flags[cell] = 0; this.codeHead[cell] = -1;
+      if (this.nTouched === this.touched.length) { const t = new Int32Array(this.touched.length * 2); t.set(this.touched); this.touched = t; }
+      this.touched[this.nTouched++] = cell;
+    }
+    this.amt[cell]! += amt;
+    if (aggregate) this.flags[cell] = ROW_AGGREGATE;
+    // A code lands in one cell per group, so one stamp per code dedupes its listing.
+    if (this.codeSeen[code] !== this.cur) {
+      this.codeSeen[code] = this.cur;
+      if (this.nCodeLinks === this.codeNext.length) {
+        const n = new Int32Array(this.codeNext.length * 2); n.set(this.codeNext); this.codeNext = n;
+        const v = new Uint16Array(this.codeVal.length * 2); v.set(this.codeVal); this.codeVal = v;
+      }
+      const k = this.nCodeLinks++;
+      this.codeVal[k] = code; this.codeNext[k] = this.codeHead[cell]!; this.codeHead[cell] = k;
+    }
+  }
+
+  /** The touched cells in output order (flow, subtype, category). */
+  sorted(): Int32Array {
+    const t = this.touched.subarray(0, this.nTouched);
+    if (t.length > 1) t.sort((a, b) => this.order[a]! - this.order[b]!);
+    return t;
+  }
+
+  codesOf(cell: number): number[] {
+    const out: number[] = [];
+    for (let k = this.codeHead[cell]!; k >= 0; k = this.codeNext[k]!) out.push(this.codeVal[k]!);
+    return out;
+  }
+}
+
+/** Aggregates one (government, year) group into the scratch cells. */
+function aggregate(x: Ctx, cells: Cells, gov: number, year: number, g: number): void {
+  const { c, e, plan } = x;
+  cells.begin();
+  const type = e.govType[gov]!;
   const recipe = plan.recipe === null ? null : e.recipes[plan.recipe]!;
-  const cat = (id: number): number => (plan.allCategories ? ALL_CATEGORIES_ID : id);
+  const codeArr = c.code, hcode = c.hcode, amtArr = c.amt, flagArr = c.flags;
+  const harmonized = plan.harmonized;
   for (let r = c.gStart[g]!, re = c.gStart[g + 1]!; r < re; r++) {
-    const code = c.code[r]!;
-    const aggregate = (c.flags[r]! & FLAG_AGGREGATE) !== 0;
-    const amt = c.amt[r]!;
+    const code = codeArr[r]!;
+    const aggregate = (flagArr[r]! & FLAG_AGGREGATE) !== 0;
     if (recipe !== null) {
       for (let j = 0; j < recipe.code.length; j++) {
         if (recipe.code[j] !== code || year < recipe.yearMin[j]! || year > recipe.yearMax[j]! || !scopeOk(recipe.scope[j]!, type)) continue;
-        add(0, RECIPE_CATEGORY_ID, RECIPE_SUBTYPE_ID, code, amt * recipe.weight[j]!, false);
+        cells.add(cells.encode(0, RECIPE_CATEGORY_ID, RECIPE_SUBTYPE_ID), code, amtArr[r]! * recipe.weight[j]!, false);
       }
       continue;
     }
-    const flow = e.codeFlow[code]!, sub = e.codeSub[code]!;
-    if (flow === EXP && sub === igSub) {
+    if (cells.isIG[code]) {
       // The intergovernmental leg: membership by the published code, aggregates kept.
-      if (!plan.igLeg || !wantFlow[EXP]) continue;
-      const h = c.hcode[r]!;
-      const eff = plan.harmonized && h !== NO_CODE ? h : code;
-      const esub = e.codeSub[eff]!;
-      if (e.codeFlow[eff] !== EXP || esub < 0 || !inScope[EXP]![esub]) continue;
-      if (catOk(e.codeCat[eff]!)) add(EXP, cat(e.codeCat[eff]!), esub, eff, amt, aggregate);
+      if (!plan.igLeg) continue;
+      const h = hcode[r]!;
+      const eff = harmonized && h !== NO_CODE ? h : code;
+      const cell = cells.igCell[eff]!;
+      if (cell >= 0) cells.add(cell, eff, amtArr[r]!, aggregate);
       continue;
     }
     if (aggregate) continue;
-    if (flow === BAL) {
+    if (cells.isBal[code]) {
       // Holdings are read raw on either basis: the harmonization map has no balance codes.
-      if (wantFlow[BAL] && inScope[BAL]![sub] && catOk(e.codeCat[code]!)) add(BAL, cat(e.codeCat[code]!), sub, code, amt, false);
+      const cell = cells.balCell[code]!;
+      if (cell >= 0) cells.add(cell, code, amtArr[r]!, false);
       continue;
     }
     let eff = code;
-    if (plan.harmonized) {
-      const h = c.hcode[r]!;
-      if (h === NO_CODE) {
-        if (flow !== 0 && wantFlow[flow] && inScope[flow]![sub]) { x.na.rows++; x.na.amount += amt; }
+    if (harmonized) {
+      eff = hcode[r]!;
+      if (eff === NO_CODE) {
+        if (cells.naEligible[code]) { x.na.rows++; x.na.amount += amtArr[r]!; }
         continue;
       }
-      eff = h;
     }
-    const eflow = e.codeFlow[eff]!, esub = e.codeSub[eff]!;
-    if ((eflow !== EXP && eflow !== REV) || !wantFlow[eflow] || !inScope[eflow]![esub] || (eflow === EXP && esub === igSub)) continue;
-    if (catOk(e.codeCat[eff]!)) add(eflow, cat(e.codeCat[eff]!), esub, eff, amt, false);
+    const cell = cells.directCell[eff]!;
+    if (cell >= 0) cells.add(cell, eff, amtArr[r]!, false);
   }
-  return [...local.values()];
+}
+
+/** The group's cells as row objects (for the paths that need them whole). */
+function materialize(cells: Cells, list: Int32Array, gov: number, year: number, g: number, complete: boolean): Acc[] {
+  return Array.from(list, (cell) => {
+    const { flow, cat, sub } = cells.decode(cell);
+    return { year, gov, flow, cat, sub, amt: cells.amt[cell]!, codes: cells.codesOf(cell), flags: cells.flags[cell]!, vs: complete ? VS_REPORTED : VS_NONE, group: g };
+  });
 }
 
 /** The IG leg without a Direct counterpart, where a recipe would recover the Direct dollars. */
