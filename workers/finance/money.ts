@@ -102,6 +102,7 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
 
   const out = new RowBuilder();
   let total = 0;
+  const codeSeen = new Uint8Array(e.nCodes), catYearSeen = new Uint8Array(e.categories.length * Y);
   const fast = !plan.complete && !(plan.igLeg && !plan.allCategories) && !plan.suggest && plan.peerTarget === null && !plan.dropNoPopulation;
   const yearsPresent: Record<number, number[]> = {};
   const hasRows = new Uint8Array(govs.length);
@@ -127,29 +128,29 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
       if (fast) {
         // Most rows of a fleet query only count: no row object unless it is on the page.
         const list = cells.sorted();
-        let contributed = false;
+        if (list.length === 0) continue;
         const pop = g >= 0 ? c.gPop[g]! : -1;
+        let counted = 0;
         for (let k = 0; k < list.length; k++) {
           const cell = list[k]!;
           const { flow, cat, sub } = cells.decode(cell);
-          for (let l = cells.codeHead[cell]!; l >= 0; l = cells.codeNext[l]!) codes.add(cells.codeVal[l]!);
           if (cells.flags[cell]! & ROW_AGGREGATE) aggregateYears.add(year);
           if (flow === BAL) balanceSubs.add(sub);
-          if (cat >= 0) { let s = catYears.get(cat); if (!s) catYears.set(cat, (s = new Set())); s.add(year); }
-          presentYears.add(year);
-          contributed = true;
+          if (cat >= 0) catYearSeen[cat * Y + yi] = 1;
           if (plan.subtype !== null && sub !== plan.subtype) continue;
-          if (pop > 0) { popCounts.census_f33++; popYears.add(c.gPopYear[g]!); } else popCounts.unavailable++;
+          counted++;
           if (total >= plan.offset && total < plan.offset + plan.limit) {
             out.push({ year, gov, flow, cat, sub, amt: cells.amt[cell]!, codes: cells.codesOf(cell), flags: cells.flags[cell]!, vs: VS_NONE, group: g }, pop);
           }
           total++;
         }
-        if (contributed) {
-          hasRows[gi] = 1;
-          (yearsPresent[gov] ??= []).push(year);
-          if (gov !== plan.peerTarget) reporting[yi]!++;
-        }
+        // Every code a row of this group summed: the group's code stamps say which.
+        for (let l = 0; l < cells.nCodeLinks; l++) codeSeen[cells.codeVal[l]!] = 1;
+        if (pop > 0) { popCounts.census_f33 += counted; if (counted) popYears.add(c.gPopYear[g]!); } else popCounts.unavailable += counted;
+        presentYears.add(year);
+        hasRows[gi] = 1;
+        (yearsPresent[gov] ??= []).push(year);
+        if (gov !== plan.peerTarget) reporting[yi]!++;
         continue;
       }
       const rows = g >= 0 ? materialize(cells, cells.sorted(), gov, year, g, plan.complete) : [];
@@ -186,6 +187,15 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
     }
   }
 
+  // The fast path kept its presence marks in typed arrays; fold them into the same sets.
+  codeSeen.forEach((v, code) => { if (v) codes.add(code); });
+  catYearSeen.forEach((v, k) => {
+    if (!v) return;
+    const cat = Math.floor(k / Y);
+    let set = catYears.get(cat);
+    if (!set) catYears.set(cat, (set = new Set()));
+    set.add(plan.years[k % Y]!);
+  });
   const catsFound = [...catYears.keys()].sort((p, q) => catRank(e, p) - catRank(e, q));
   const present = [...presentYears].sort((p, q) => p - q);
   return {
