@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { format } from 'fast-csv';
 import { describe, expect, it } from 'vitest';
-import { csvChunks, type ColumnTable } from '../src/server/csv.js';
+import { csvChunks, csvField, memoCsv, plainCsv, type ColumnTable } from '../src/server/csv.js';
 
 function viaFastCsv(header: string[], rows: unknown[][]): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -42,6 +42,17 @@ describe('CSV writer', () => {
         }),
       { numRuns: 400 },
     );
+  });
+
+  it('the hot-path getters write exactly what csvField writes: plain for numbers, booleans, null and identifiers; memoized text escaped once', () => {
+    fc.assert(fc.property(fc.array(fc.oneof(fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.stringMatching(/^[a-z_0-9]*$/))), (values) => {
+      const plain = plainCsv((i) => values[i]);
+      values.forEach((v, i) => expect(plain(i)).toBe(csvField(v)));
+    }));
+    fc.assert(fc.property(fc.array(text, { minLength: 1 }), (names) => {
+      const memo = memoCsv((i) => i % names.length, (k) => names[k]!);
+      for (let i = 0; i < names.length * 2; i++) expect(memo(i)).toBe(csvField(names[i % names.length]));
+    }));
   });
 
   it('writes the header line even for no rows (fast-csv writes only a line break then)', () => {

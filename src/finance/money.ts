@@ -4,7 +4,7 @@
 // record each passes in, not code paths here.
 
 import { ok } from '../server/envelope.js';
-import { rowObjects, type ColumnTable } from '../server/csv.js';
+import { memoCsv, plainCsv, rowObjects, type ColumnTable } from '../server/csv.js';
 import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
 import type { Flow } from './catalog.js';
 import type { FinanceCtx } from './context.js';
@@ -78,7 +78,7 @@ export function planOf(ctx: FinanceCtx, route: MoneyRoute, q: MoneyQuery): Money
  * row, with real and per-capita amounts and notes derived per row. JSON rows
  * and CSV records are both read from this, so they cannot disagree.
  */
-export function moneyTable(ctx: FinanceCtx, route: MoneyRoute, params: Record<string, unknown>, res: MoneyResult, extra: { name: string; get: (i: number) => unknown }[] = []): ColumnTable {
+export function moneyTable(ctx: FinanceCtx, route: MoneyRoute, params: Record<string, unknown>, res: MoneyResult, extra: { name: string; get: (i: number) => unknown; csv?: (i: number) => string }[] = []): ColumnTable {
   const { catalog, engine: e } = ctx;
   const r = res.rows;
   const recipe = params.recipe as RecipeChoice | undefined;
@@ -97,21 +97,26 @@ export function moneyTable(ctx: FinanceCtx, route: MoneyRoute, params: Record<st
   };
   const filled = (i: number): boolean => r.valueSource[i] === VS_CENSUS_ZERO || r.valueSource[i] === VS_NOT_REPORTED;
   const gov = (i: number) => catalog.governments[r.gov[i]!]!;
-  const cols: { name: string; get: (i: number) => unknown }[] = [
-    { name: 'year', get: (i) => r.year[i] },
-    { name: 'canonical_govid', get: (i) => gov(i).canonical_govid },
-    { name: 'gov_name', get: (i) => gov(i).gov_name },
+  const catName = (cat: number): string => (cat === RECIPE_CATEGORY_ID ? label : cat === ALL_CATEGORIES_ID ? ALL_CATEGORIES : e.categories[cat]!);
+  const categoryName = (i: number): string => catName(r.cat[i]!);
+  type Col = { name: string; get: (i: number) => unknown; csv?: (i: number) => string };
+  // Columns that can never need quoting write their plain text; names are escaped once per government or category.
+  const plain = (name: string, get: (i: number) => unknown): Col => ({ name, get, csv: plainCsv(get) });
+  const cols: Col[] = [
+    plain('year', (i) => r.year[i]),
+    plain('canonical_govid', (i) => gov(i).canonical_govid),
+    { name: 'gov_name', get: (i) => gov(i).gov_name, csv: memoCsv((i) => r.gov[i]!, (gid) => catalog.governments[gid]!.gov_name, ctx.csvMemo.govName) },
     ...extra,
-    { name: 'category', get: (i) => (r.cat[i] === RECIPE_CATEGORY_ID ? label : r.cat[i] === ALL_CATEGORIES_ID ? ALL_CATEGORIES : e.categories[r.cat[i]!]) },
-    { name: route.subtypeField, get: (i) => (r.cat[i] === RECIPE_CATEGORY_ID ? 'recipe' : e.subtypes[r.sub[i]!]) },
+    { name: 'category', get: categoryName, csv: memoCsv((i) => r.cat[i]! + 2, (k) => catName(k - 2)) },
+    plain(route.subtypeField, (i) => (r.cat[i] === RECIPE_CATEGORY_ID ? 'recipe' : e.subtypes[r.sub[i]!])),
   ];
-  if (route.withFlow) cols.push({ name: 'flow', get: (i) => FLOW_NAME[r.flow[i]!] });
-  cols.push({ name: 'amt_nominal', get: amt });
-  if (real) cols.push({ name: 'amt_real', get: (i) => { const a = amt(i), k = cpiRatio(i); return a === null || k === null ? null : a * k; } });
+  if (route.withFlow) cols.push(plain('flow', (i) => FLOW_NAME[r.flow[i]!]));
+  cols.push(plain('amt_nominal', amt));
+  if (real) cols.push(plain('amt_real', (i) => { const a = amt(i), k = cpiRatio(i); return a === null || k === null ? null : a * k; }));
   if (perCapita) {
-    cols.push({ name: 'amt_per_capita_nominal', get: perCap });
-    if (real) cols.push({ name: 'amt_per_capita_real', get: (i) => { const a = perCap(i), k = cpiRatio(i); return a === null || k === null ? null : a * k; } });
-    cols.push({ name: 'pop_source', get: (i) => (r.pop[i]! > 0 ? 'census_f33' : 'unavailable') });
+    cols.push(plain('amt_per_capita_nominal', perCap));
+    if (real) cols.push(plain('amt_per_capita_real', (i) => { const a = perCap(i), k = cpiRatio(i); return a === null || k === null ? null : a * k; }));
+    cols.push(plain('pop_source', (i) => (r.pop[i]! > 0 ? 'census_f33' : 'unavailable')));
   }
   cols.push(
     { name: 'codes_included', get: (i) => {
@@ -120,7 +125,7 @@ export function moneyTable(ctx: FinanceCtx, route: MoneyRoute, params: Record<st
       for (let k = r.codesStart[i]!; k < r.codesStart[i + 1]!; k++) codes.push(catalog.codes[r.codes[k]!]!);
       return codes.sort().join(',');
     } },
-    { name: 'aggregate_fallback', get: (i) => (filled(i) ? null : (r.flags[i]! & ROW_AGGREGATE) !== 0) },
+    plain('aggregate_fallback', (i) => (filled(i) ? null : (r.flags[i]! & ROW_AGGREGATE) !== 0)),
     { name: 'notes', get: (i) => {
       const notes: string[] = [];
       if (r.flags[i]! & ROW_AGGREGATE) notes.push(MONEY_NOTES.aggregate);
@@ -132,8 +137,8 @@ export function moneyTable(ctx: FinanceCtx, route: MoneyRoute, params: Record<st
       return notes.join('; ');
     } },
   );
-  if (params.complete === true) cols.push({ name: 'value_source', get: (i) => VALUE_SOURCE[r.valueSource[i] === VS_NONE ? 1 : r.valueSource[i]!] });
-  return { names: cols.map((c) => c.name), get: cols.map((c) => c.get), n: r.n };
+  if (params.complete === true) cols.push(plain('value_source', (i) => VALUE_SOURCE[r.valueSource[i] === VS_NONE ? 1 : r.valueSource[i]!]));
+  return { names: cols.map((c) => c.name), get: cols.map((c) => c.get), csv: cols.map((c) => c.csv), n: r.n };
 }
 
 /** One government's money route: /governments/{govid}/spending, /revenue, /balances, /profile. */
