@@ -4,7 +4,7 @@
 // service when it is ready; refuses to start on any data fault.
 
 import { readConfig } from './config.js';
-import { LoadError } from './corpus/parquet.js';
+import { LoadError } from './corpus/load-error.js';
 import { loadFinance, financeService } from './finance/service.js';
 import { loadArrests, arrestsService } from './arrests/service.js';
 import { buildApp } from './server/http.js';

@@ -173,3 +173,31 @@ describe('start-up refuses a faulty school mirror', () => {
     expect(r.stderr).toMatch(/districts\.parquet: file is missing/);
   });
 });
+
+describe('load cache', () => {
+  it('a start from the cache answers exactly as a full load from parquet', async () => {
+    const dir = mirror();
+    const full = await startServer({ FINANCE_DATA: dir, WORKERS: '1' });
+    const a = await Promise.all(['/api/v1/health', '/api/v1/governments/062037161174/spending?expenditure_concept=total', '/api/v1/spending?state=TX&type=county&years=2011-2020&limit=1000'].map((p) => get(p, undefined, full.url)));
+    await full.stop();
+    const cached = await startServer({ FINANCE_DATA: dir, WORKERS: '1' });
+    const b = await Promise.all(['/api/v1/health', '/api/v1/governments/062037161174/spending?expenditure_concept=total', '/api/v1/spending?state=TX&type=county&years=2011-2020&limit=1000'].map((p) => get(p, undefined, cached.url)));
+    await cached.stop();
+    expect(readdirSync(path.join(dir, '.civicstream-cache')).length).toBe(1);
+    expect(b[0]!.body.data[0].corpus).toEqual(a[0]!.body.data[0].corpus);
+    expect(b[1]!.body.data).toEqual(a[1]!.body.data);
+    expect(b[2]!.body.data).toEqual(a[2]!.body.data);
+    expect(b[2]!.body.provenance.codes_summed).toEqual(a[2]!.body.provenance.codes_summed);
+  });
+
+  it('a changed partition is a miss: the next start loads and verifies the parquet again', async () => {
+    const dir = mirror([P2019]);
+    const s1 = await startServer({ FINANCE_DATA: dir, WORKERS: '1' });
+    await s1.stop();
+    const f = path.join(dir, P2019);
+    const bytes = readFileSync(f);
+    bytes[bytes.length >> 1]! ^= 0xff;
+    writeFileSync(f, bytes);
+    await refuses(dir, /year=2019\/part-0\.parquet: sha256 does not match/);
+  });
+});

@@ -9,11 +9,9 @@ import { createHash } from 'node:crypto';
 import { ParquetFile } from 'parquet-wasm';
 import { tableFromIPC, type Data, type Table } from 'apache-arrow';
 
-export class LoadError extends Error {
-  constructor(readonly file: string, problem: string) {
-    super(`${file}: ${problem}`);
-  }
-}
+import { LoadError } from './load-error.js';
+
+export { LoadError };
 
 /** Told the name of each file before it is read, so a fault that escapes the reader (a wasm trap) can still be reported against it. */
 export let onRead: (file: string) => void = () => {};

@@ -144,6 +144,11 @@ export async function loadCatalog(dir: string, manifest: Manifest): Promise<Cata
   const codeId = new Map<string, number>();
   const addCode = (c: string): void => { if (!codeId.has(c)) { codeId.set(c, codes.length); codes.push(c); } };
   for (const c of [...classes.keys()].sort()) addCode(c);
+  // Every code the metadata names gets its id here, so parallel loaders agree on ids without talking.
+  const named = new Set<string>();
+  for (const r of tables.code_set ?? []) named.add(String(r.item_code));
+  for (const r of tables.harmonization_map ?? []) { named.add(String(r.item_code)); if (r.harmonized_code !== null) named.add(String(r.harmonized_code)); }
+  for (const c of [...named].sort()) addCode(c);
 
   const governments = (tables.canonical_fips_xwalk!).map(toGovernment).sort(byPopulation);
   const govId = new Map(governments.map((g, i) => [g.canonical_govid, i]));

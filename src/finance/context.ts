@@ -4,7 +4,8 @@
 import type { Pool } from '../pool.js';
 import type { RouteSpec } from '../server/route-spec.js';
 import type { Catalog, Flow } from './catalog.js';
-import type { FinanceColumns, LoadStats } from './corpus.js';
+import type { FinanceColumns } from './columns.js';
+import type { LoadStats } from './corpus-layout.js';
 import type { EngineCatalog } from './engine-catalog.js';
 
 export interface FinanceCtx {

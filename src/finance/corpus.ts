@@ -9,54 +9,45 @@
 
 import path from 'node:path';
 import { LoadError, boolAt, chunks, internUtf8, isValid, parquetTable, readBytes, sha256 } from '../corpus/parquet.js';
-import { allocColumn, share, sharedBytes, type SharedColumn } from '../corpus/shared.js';
-import type { Catalog } from './catalog.js';
-import { FLAG_AGGREGATE, FLAG_AMT_NULL, NO_CODE, type FinanceColumns } from './columns.js';
+import { viewOf } from '../corpus/shared.js';
+import type { PartitionGroups, PartitionJob } from './corpus-layout.js';
+import { FLAG_AGGREGATE, FLAG_AMT_NULL, NO_CODE } from './columns.js';
 
-export { FLAG_AGGREGATE, FLAG_AMT_NULL, NO_CODE, type FinanceColumns };
 
-export interface LoadStats {
-  rows: number;
-  groups: number;
-  sharedBytes: number;
-  ms: number;
-}
 
-export async function loadFinanceColumns(cat: Catalog): Promise<{ columns: FinanceColumns; stats: LoadStats }> {
-  const t0 = performance.now();
-  const { manifest } = cat;
-  const seen = new Set<number>();
-  for (const p of manifest.partitions) {
-    if (seen.has(p.year)) throw new LoadError(path.join(cat.dir, 'manifest.json'), `lists more than one partition for year ${p.year}`);
-    seen.add(p.year);
-  }
-  const nRows = manifest.partitions.reduce((n, p) => n + p.rowCount, 0);
-  if (nRows >= 2 ** 32) throw new LoadError(path.join(cat.dir, 'manifest.json'), 'more rows than this server can index');
-  const code = allocColumn('u16', nRows);
-  const hcode = allocColumn('u16', nRows);
-  const amt = allocColumn('i32', nRows);
-  const flags = allocColumn('u8', nRows);
-  const nGov = cat.governments.length;
-  const gGov: number[] = [], gYear: number[] = [], gStart: number[] = [], gPop: number[] = [], gPopYear: number[] = [];
-
-  let base = 0;
-  for (const part of manifest.partitions) {
-    const file = path.join(cat.dir, part.path);
+/** Loads partitions into the shared row columns at their offsets; returns each partition's groups. */
+export async function loadPartitions(job: PartitionJob): Promise<{ groups: PartitionGroups[]; extraCodes: string[] }> {
+  const govId = new Map(job.govIds.map((id, gid) => [id, gid]));
+  const codeId = new Map(job.codes.map((c, i) => [c, i]));
+  const extraCodes: string[] = [];
+  const internCode = (s: string): number => {
+    let id = codeId.get(s);
+    if (id === undefined) {
+      id = job.extraBase + extraCodes.length;
+      extraCodes.push(s);
+      codeId.set(s, id);
+    }
+    return id;
+  };
+  const code = viewOf(job.columns.code as never) as Uint16Array, hcode = viewOf(job.columns.hcode as never) as Uint16Array;
+  const amt = viewOf(job.columns.amt as never) as Int32Array, flags = viewOf(job.columns.flags as never) as Uint8Array;
+  const nGov = job.govIds.length;
+  const groups: PartitionGroups[] = [];
+  for (const part of job.parts) {
+    const file = path.join(job.dir, part.path);
     const bytes = await readBytes(file);
     if (part.sha256 !== null && sha256(bytes) !== part.sha256) throw new LoadError(file, 'sha256 does not match the manifest (corrupt or truncated file)');
-    const table = await parquetTable(file, bytes, cat.rules.longColumns);
+    const table = await parquetTable(file, bytes, job.longColumns);
     const n = table.numRows;
     if (n !== part.rowCount) throw new LoadError(file, `has ${n} rows; the manifest says ${part.rowCount}`);
 
     const gov = toGlobal(file, 'canonical_govid', internUtf8(chunks(table, 'canonical_govid'), n), (s) => {
-      const id = cat.govId.get(s);
+      const id = govId.get(s);
       if (id === undefined) throw new LoadError(file, `canonical_govid '${s}' is not in canonical_fips_xwalk`);
       return id;
     });
-    const codeIds = toGlobal(file, 'item_code', internUtf8(chunks(table, 'item_code'), n), (s) => internCode(cat, s));
-    const hcodeIds = cat.rules.harmonized
-      ? toGlobal(file, 'harmonized_code', internUtf8(chunks(table, 'harmonized_code'), n), (s) => internCode(cat, s), true)
-      : null;
+    const codeIds = toGlobal(file, 'item_code', internUtf8(chunks(table, 'item_code'), n), internCode);
+    const hcodeIds = job.harmonized ? toGlobal(file, 'harmonized_code', internUtf8(chunks(table, 'harmonized_code'), n), internCode, true) : null;
 
     // Counting sort by government: stable, so file order is kept within a group.
     const counts = new Uint32Array(nGov + 1);
@@ -67,18 +58,18 @@ export async function loadFinanceColumns(cat: Catalog): Promise<{ columns: Finan
     for (let i = 0; i < n; i++) order[pos[gov[i]!]!++] = i;
 
     const amtChunks = chunks(table, 'amt'), aggChunks = chunks(table, 'is_aggregate');
-    const popChunks = chunks(table, 'population'), popYearChunks = chunks(table, 'popyear');
-    const amtAt = columnReader(amtChunks), popAt = columnReader(popChunks), popYearAt = columnReader(popYearChunks);
+    const amtAt = columnReader(amtChunks), popAt = columnReader(chunks(table, 'population')), popYearAt = columnReader(chunks(table, 'popyear'));
     const aggAt = (i: number): boolean => { const [d, j] = locate(aggChunks, i); return isValid(d, j) && boolAt(d, j); };
-
+    const base = part.base;
     for (let k = 0; k < n; k++) {
       const i = order[k]!, r = base + k;
-      code.view[r] = codeIds[i]!;
-      hcode.view[r] = hcodeIds === null ? NO_CODE : hcodeIds[i]! < 0 ? NO_CODE : hcodeIds[i]!;
+      code[r] = codeIds[i]!;
+      hcode[r] = hcodeIds === null || hcodeIds[i]! < 0 ? NO_CODE : hcodeIds[i]!;
       const a = amtAt(i);
-      amt.view[r] = a ?? 0;
-      flags.view[r] = (aggAt(i) ? FLAG_AGGREGATE : 0) | (a === null ? FLAG_AMT_NULL : 0);
+      amt[r] = a ?? 0;
+      flags[r] = (aggAt(i) ? FLAG_AGGREGATE : 0) | (a === null ? FLAG_AMT_NULL : 0);
     }
+    const gGov: number[] = [], gStart: number[] = [], gPop: number[] = [], gPopYear: number[] = [];
     for (let g = 0; g < nGov; g++) {
       const s = counts[g]!, e = counts[g + 1]!;
       if (s === e) continue;
@@ -87,40 +78,11 @@ export async function loadFinanceColumns(cat: Catalog): Promise<{ columns: Finan
         const p = popAt(order[k]!);
         if (p !== null) { pop = p; popYear = popYearAt(order[k]!) ?? 0; }
       }
-      gGov.push(g); gYear.push(part.year); gStart.push(base + s); gPop.push(pop); gPopYear.push(popYear);
+      gGov.push(g); gStart.push(base + s); gPop.push(pop); gPopYear.push(popYear);
     }
-    base += n;
+    groups.push({ year: part.year, gov: Uint32Array.from(gGov), start: Uint32Array.from(gStart), pop: Int32Array.from(gPop), popYear: Uint16Array.from(gPopYear) });
   }
-  gStart.push(base);
-
-  const nGroups = gGov.length;
-  const govCount = new Uint32Array(nGov + 1);
-  for (let i = 0; i < nGroups; i++) govCount[gGov[i]! + 1]!++;
-  for (let g = 0; g < nGov; g++) govCount[g + 1]! += govCount[g]!;
-  const fill = govCount.slice(0, nGov);
-  const govGroups = new Uint32Array(nGroups);
-  for (let i = 0; i < nGroups; i++) govGroups[fill[gGov[i]!]!++] = i;
-
-  if (cat.codes.length >= NO_CODE) throw new LoadError(cat.dir, 'more distinct item codes than the engine supports');
-  const columns: FinanceColumns = {
-    nRows, nGroups, nGov,
-    code: code.column, hcode: hcode.column, amt: amt.column, flags: flags.column,
-    gGov: share('u32', gGov), gYear: share('u16', gYear), gStart: share('u32', gStart),
-    gPop: share('i32', gPop), gPopYear: share('u16', gPopYear),
-    govGroupStart: share('u32', govCount), govGroups: share('u32', govGroups),
-  };
-  const all = Object.values(columns).filter((v): v is SharedColumn => typeof v === 'object');
-  return { columns, stats: { rows: nRows, groups: nGroups, sharedBytes: sharedBytes(all), ms: performance.now() - t0 } };
-}
-
-function internCode(cat: Catalog, s: string): number {
-  let id = cat.codeId.get(s);
-  if (id === undefined) {
-    id = cat.codes.length;
-    cat.codes.push(s);
-    cat.codeId.set(s, id);
-  }
-  return id;
+  return { groups, extraCodes };
 }
 
 /** Remaps a file's local dictionary ids to global ids, once per distinct value. */

@@ -7,17 +7,22 @@ import type { Service } from '../server/http.js';
 import type { Config } from '../config.js';
 import { Pool } from '../pool.js';
 import { Worker } from 'node:worker_threads';
-import { LoadError } from '../corpus/parquet.js';
+import { LoadError } from '../corpus/load-error.js';
 import type { Catalog } from './catalog.js';
 import type { FinanceColumns } from './columns.js';
 import type { FinanceCtx } from './context.js';
-import type { LoadStats } from './corpus.js';
+import { allocRows, assemble, statsOf, type PartitionGroups, type PartitionJob } from './corpus-layout.js';
+import { readLoadCache, writeLoadCache } from './load-cache.js';
+import { NO_CODE } from './columns.js';
 import { buildEngineCatalog } from './engine-catalog.js';
 import { financeRoutes } from './routes.js';
 
 export async function loadFinance(config: Config): Promise<FinanceCtx> {
   const dir = config.financeData;
-  const { catalog, columns, stats } = await loadInWorker(dir);
+  const t0 = performance.now();
+  const catalog = await runLoader<Catalog>(dir, { job: 'catalog', dir });
+  const columns = (await readLoadCache(catalog)) ?? (await loadColumns(catalog, config.workers));
+  const stats = statsOf(columns, performance.now() - t0);
   const engine = buildEngineCatalog(catalog);
   const pool = new Pool({ workers: config.workers, workerData: { finance: columns, financeCatalog: engine } });
   await pool.warm();
@@ -55,22 +60,45 @@ export function financeService(ctx: FinanceCtx, config: Config): Service<Finance
   return { name: 'finance', routes: ctx.routes, ctx, assets: docsAssets('civicstream finance'), accessLog: config.accessLog };
 }
 
-interface Loaded {
-  catalog: Catalog;
-  columns: FinanceColumns;
-  stats: LoadStats;
+/** Loads the long partitions on parallel loader threads, each writing its partitions at their offsets. */
+async function loadColumns(catalog: Catalog, workers: number): Promise<FinanceColumns> {
+  const { rows, bases, nRows } = allocRows(catalog);
+  const codesAtSeed = catalog.codes.length;
+  const parts = catalog.manifest.partitions.map((p, i) => ({ ...p, base: bases[i]! }));
+  const k = Math.max(1, Math.min(workers, parts.length));
+  // Largest partitions first, each to the least loaded thread.
+  const shares: (typeof parts)[] = Array.from({ length: k }, () => []);
+  const load = new Array<number>(k).fill(0);
+  for (const p of [...parts].sort((a, b) => b.rowCount - a.rowCount)) {
+    const t = load.indexOf(Math.min(...load));
+    shares[t]!.push(p);
+    load[t]! += p.rowCount;
+  }
+  const results = await Promise.all(shares.map(async (share, t) => {
+    const extraBase = NO_CODE - 1 - (t + 1) * 512;
+    const job: PartitionJob = {
+      dir: catalog.dir, parts: share, longColumns: catalog.rules.longColumns, harmonized: catalog.rules.harmonized,
+      govIds: catalog.governments.map((g) => g.canonical_govid), codes: catalog.codes, extraBase, columns: rows,
+    };
+    const r = await runLoader<{ groups: PartitionGroups[]; extraCodes: string[] }>(catalog.dir, { job: 'partitions', partitions: job });
+    return { ...r, extraBase };
+  }));
+  const columns = assemble(catalog, rows, nRows, results);
+  writeLoadCache(catalog, columns, codesAtSeed);
+  return columns;
 }
 
-function loadInWorker(dir: string): Promise<Loaded> {
+/** Runs one loader thread; a fault, even one that escapes the decoder as a worker error, names the file being read. */
+function runLoader<T>(dir: string, workerData: unknown): Promise<T> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./load-worker.js', import.meta.url), { workerData: { dir } });
+    const worker = new Worker(new URL('./load-worker.js', import.meta.url), { workerData });
     let settled = false;
     let reading = dir;
     const fault = (file: string, message: string): LoadError => Object.assign(new LoadError(file, ''), { message });
-    worker.on('message', (m: { reading: string } | ({ ok: true } & Loaded) | { ok: false; file: string | null; message: string }) => {
+    worker.on('message', (m: { reading: string } | { ok: true; result: T } | { ok: false; file: string | null; message: string }) => {
       if ('reading' in m) { reading = m.reading; return; }
       settled = true;
-      if (m.ok) resolve({ catalog: m.catalog, columns: m.columns, stats: m.stats });
+      if (m.ok) resolve(m.result);
       else reject(fault(m.file ?? reading, m.file !== null ? m.message : `${reading}: ${m.message}`));
     });
     // A trap inside the parquet decoder can escape as an uncaught worker error: blame the file being read.
