@@ -24,8 +24,8 @@ export interface FinanceCtx {
   recipeFlow: (Flow | undefined)[];
   /** Each balance subtype's measured [first, last] year in the loaded corpus. */
   balanceWindows: Record<string, [number, number]>;
-  /** CSV text escaped once and reused across requests (government names by gid). */
-  csvMemo: { govName: (string | undefined)[] };
+  /** Government names escaped once (by gid) for CSV and for JSON, reused across requests. */
+  textMemo: { csvGovName: (string | undefined)[]; jsonGovName: (string | undefined)[] };
   routes: RouteSpec<FinanceCtx>[];
   startedAt: number;
   workers: number;

@@ -3,8 +3,8 @@
 // between /spending, /revenue, /balances and /profile is the MoneyRoute
 // record each passes in, not code paths here.
 
-import { ok } from '../server/envelope.js';
-import { memoCsv, plainCsv, rowObjects, type ColumnTable } from '../server/csv.js';
+import { JsonRows, ok } from '../server/envelope.js';
+import { jsonRows, memoCsv, memoJson, plainCsv, plainJson, type ColumnTable } from '../server/csv.js';
 import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
 import type { Flow } from './catalog.js';
 import type { FinanceCtx } from './context.js';
@@ -99,15 +99,19 @@ export function moneyTable(ctx: FinanceCtx, route: MoneyRoute, params: Record<st
   const gov = (i: number) => catalog.governments[r.gov[i]!]!;
   const catName = (cat: number): string => (cat === RECIPE_CATEGORY_ID ? label : cat === ALL_CATEGORIES_ID ? ALL_CATEGORIES : e.categories[cat]!);
   const categoryName = (i: number): string => catName(r.cat[i]!);
-  type Col = { name: string; get: (i: number) => unknown; csv?: (i: number) => string };
+  type Col = { name: string; get: (i: number) => unknown; csv?: (i: number) => string; json?: (i: number) => string };
   // Columns that can never need quoting write their plain text; names are escaped once per government or category.
-  const plain = (name: string, get: (i: number) => unknown): Col => ({ name, get, csv: plainCsv(get) });
+  const plain = (name: string, get: (i: number) => unknown): Col => ({ name, get, csv: plainCsv(get), json: plainJson(get) });
   const cols: Col[] = [
     plain('year', (i) => r.year[i]),
     plain('canonical_govid', (i) => gov(i).canonical_govid),
-    { name: 'gov_name', get: (i) => gov(i).gov_name, csv: memoCsv((i) => r.gov[i]!, (gid) => catalog.governments[gid]!.gov_name, ctx.csvMemo.govName) },
+    {
+      name: 'gov_name', get: (i) => gov(i).gov_name,
+      csv: memoCsv((i) => r.gov[i]!, (gid) => catalog.governments[gid]!.gov_name, ctx.textMemo.csvGovName),
+      json: memoJson((i) => r.gov[i]!, (gid) => catalog.governments[gid]!.gov_name, ctx.textMemo.jsonGovName),
+    },
     ...extra,
-    { name: 'category', get: categoryName, csv: memoCsv((i) => r.cat[i]! + 2, (k) => catName(k - 2)) },
+    { name: 'category', get: categoryName, csv: memoCsv((i) => r.cat[i]! + 2, (k) => catName(k - 2)), json: memoJson((i) => r.cat[i]! + 2, (k) => catName(k - 2)) },
     plain(route.subtypeField, (i) => (r.cat[i] === RECIPE_CATEGORY_ID ? 'recipe' : e.subtypes[r.sub[i]!])),
   ];
   if (route.withFlow) cols.push(plain('flow', (i) => FLOW_NAME[r.flow[i]!]));
@@ -138,7 +142,7 @@ export function moneyTable(ctx: FinanceCtx, route: MoneyRoute, params: Record<st
     } },
   );
   if (params.complete === true) cols.push(plain('value_source', (i) => VALUE_SOURCE[r.valueSource[i] === VS_NONE ? 1 : r.valueSource[i]!]));
-  return { names: cols.map((c) => c.name), get: cols.map((c) => c.get), csv: cols.map((c) => c.csv), n: r.n };
+  return { names: cols.map((c) => c.name), get: cols.map((c) => c.get), csv: cols.map((c) => c.csv), json: cols.map((c) => c.json), n: r.n };
 }
 
 /** One government's money route: /governments/{govid}/spending, /revenue, /balances, /profile. */
@@ -222,7 +226,8 @@ export function answer(
     meta.not_gaap = true;
     meta.coverage_truncated = truncatedFamilies(ctx, res.summary, plan.years);
   }
-  return ok(rowObjects(moneyTable(ctx, route, params, res, o.extraColumns)), meta, provenance, suggestions.map(({ years: _years, ...s }) => s));
+  const table = moneyTable(ctx, route, params, res, o.extraColumns);
+  return ok(new JsonRows(jsonRows(table), table.n), meta, provenance, suggestions.map(({ years: _years, ...s }) => s));
 }
 
 export const subtypeFieldOf = (flow: Flow): string => subtypeColumn(flow);

@@ -49,7 +49,7 @@ export async function loadFinance(config: Config): Promise<FinanceCtx> {
       const flows = new Set(r.components.map((c) => catalog.classes.get(c.component_code)?.category_type).filter((f) => f !== undefined));
       return flows.size === 1 ? [...flows][0] : undefined;
     }),
-    csvMemo: { govName: [] },
+    textMemo: { csvGovName: [], jsonGovName: [] },
     routes: financeRoutes,
     startedAt: Date.now(),
     workers: config.workers,

@@ -31,6 +31,8 @@ export interface ColumnTable {
    * must be exactly what csvField would write.
    */
   csv?: (((i: number) => string) | undefined)[];
+  /** Optional per column: the cell already as JSON text (same contract as csv). */
+  json?: (((i: number) => string) | undefined)[];
 }
 
 /** A csv getter for a column whose values never need quoting: null is empty, anything else its String(). */
@@ -79,4 +81,34 @@ export function rowObjects(t: ColumnTable, start = 0, end = t.n): Record<string,
     out.push(row);
   }
   return out;
+}
+
+/** A JSON getter for a column of plain values: numbers (null when not finite), booleans, null. */
+export const plainJson = (get: (i: number) => unknown) => (i: number): string => {
+  const v = get(i);
+  if (v === null || v === undefined) return 'null';
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : 'null';
+  return typeof v === 'string' ? JSON.stringify(v) : String(v);
+};
+
+/** A JSON getter that escapes each distinct key's text once. */
+export function memoJson(key: (i: number) => number, text: (k: number) => string | null, memo: (string | undefined)[] = []): (i: number) => string {
+  return (i) => {
+    const k = key(i);
+    return memo[k] ??= JSON.stringify(text(k));
+  };
+}
+
+/** The table's rows [start, end) as a JSON array, written from the columns without row objects. */
+export function jsonRows(t: ColumnTable, start = 0, end = t.n): string {
+  const prefix = t.names.map((n, c) => `${c ? ',' : '{'}${JSON.stringify(n)}:`);
+  const cell = t.get.map((get, c) => t.json?.[c] ?? ((row: number) => JSON.stringify(get(row) ?? null)));
+  const cols = t.names.length;
+  const parts: string[] = [];
+  for (let i = start; i < Math.min(end, t.n); i++) {
+    let row = '';
+    for (let c = 0; c < cols; c++) row += prefix[c] + cell[c]!(i);
+    parts.push(`${row}}`);
+  }
+  return `[${parts.join(',')}]`;
 }

@@ -8,9 +8,18 @@ export interface Meta {
   [key: string]: unknown;
 }
 
+/**
+ * Rows already written as a JSON array (from result columns, without row
+ * objects): the serializer splices the text in as `data`. Tests and handlers
+ * that need the rows as values can still parse it.
+ */
+export class JsonRows {
+  constructor(readonly json: string, readonly length: number) {}
+}
+
 export interface Envelope {
   status: 'success' | 'error';
-  data: unknown[] | null;
+  data: unknown[] | JsonRows | null;
   error: string | null;
   meta: Meta;
   provenance: Record<string, unknown> | null;
@@ -18,7 +27,7 @@ export interface Envelope {
 }
 
 export function ok(
-  data: unknown[],
+  data: unknown[] | JsonRows,
   meta: Record<string, unknown> = {},
   provenance: Record<string, unknown> | null = null,
   suggestions: unknown[] = [],
@@ -30,4 +39,10 @@ export function fail(err: ApiError, requestId?: string): Envelope {
   const meta: Meta = { version: 'v1', error_code: err.code };
   if (requestId !== undefined) meta.request_id = requestId;
   return { status: 'error', data: null, error: err.message, meta, provenance: null, suggestions: [] };
+}
+
+/** The envelope as JSON text, keys in the spec's order. */
+export function serialize(env: Envelope): string {
+  const data = env.data instanceof JsonRows ? env.data.json : JSON.stringify(env.data);
+  return `{"status":${JSON.stringify(env.status)},"data":${data},"error":${JSON.stringify(env.error)},"meta":${JSON.stringify(env.meta)},"provenance":${JSON.stringify(env.provenance)},"suggestions":${JSON.stringify(env.suggestions)}}`;
 }

@@ -6,7 +6,7 @@
 
 import type { UWS } from './uws.js';
 import { ApiError, apiError } from './errors.js';
-import { fail, type Envelope } from './envelope.js';
+import { fail, serialize, type Envelope } from './envelope.js';
 import { parseQueryString } from './query.js';
 import { Router } from './router.js';
 import type { Reply, RouteSpec } from './route-spec.js';
@@ -91,7 +91,7 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
       log(service, { requestId, method, path, status, started, bytes: typeof body === 'string' ? body.length : body.byteLength });
     };
     const sendEnvelope = (status: number, env: Envelope, headers?: Record<string, string>): void =>
-      finish(status, JSON_TYPE, JSON.stringify(env), headers);
+      finish(status, JSON_TYPE, serialize(env), headers);
     const sendError = (err: unknown): void => {
       if (err instanceof ApiError) {
         sendEnvelope(err.status, fail(err), err.status === 405 ? { Allow: 'GET, HEAD, OPTIONS' } : undefined);

@@ -1,0 +1,190 @@
+// The load benchmarks of the finance service at full scale, each beside DuckDB
+// (warm, over the same parquet) in the same run, written to bench/results/load.md:
+//   1. one government, all years, spending JSON, many governments at random:
+//      req/s and p50/p99 under autocannon (32 connections); per-query time vs DuckDB
+//   2. a 50,000-row CSV pull (flat /spending by state and type over all years):
+//      rows/s with 1 and 4 concurrent clients vs DuckDB writing the same rows as CSV
+//   3. /rollups, county layer, one year, All Categories: latency
+//   4. /peer-comparison for a city over 10 years: latency
+//   5. start-up: launch to /health 200, and RSS, with 1 and 2 workers, from parquet and from the load cache
+//   6. how cost grows: scenarios 1 and 2 at several corpus sizes
+// and the uWebSockets.js hello-world ceiling for the same response size.
+//   npm run bench:load [-- --sizes 5000000,20000000,46000000] [--seconds 10] [--smoke]
+// Corpora are generated under .data/ (npm run generate:finance-full) when missing.
+
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { query } from './lib/duckdb.js';
+import { load } from './lib/load.js';
+import { ROOT, startServer, type Running } from './lib/server.js';
+import { median, pct, timeRuns } from './lib/timing.js';
+
+const arg = (name: string, dflt: string): string => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : dflt;
+};
+const smoke = process.argv.includes('--smoke');
+const seconds = Number(arg('seconds', smoke ? '1' : '10'));
+const runs = smoke ? 2 : 15;
+const sizes = smoke ? [] : arg('sizes', '46000000').split(',').map(Number);
+
+export interface ScenarioFigures {
+  label: string;
+  rows: number;
+  s1: { rps: number; p50: number; p99: number; errors: number; oursMs: number; duckMs: number; bytes: number };
+  s2: { rows: number; one: number; four: number; duck: number };
+  s3: { ours: number; duck: number };
+  s4: { ours: number; duck: number };
+}
+
+function corpus(rows: number): string {
+  const dir = path.join(ROOT, '.data', `finance-${Math.round(rows / 1e6)}m`);
+  if (!existsSync(path.join(dir, 'manifest.json'))) {
+    execFileSync(process.execPath, [path.join(ROOT, 'dist/scripts/generate-finance-full.js'), '--out', dir, '--rows', String(rows)], { stdio: 'inherit' });
+  }
+  return dir;
+}
+
+async function get(s: Running, p: string): Promise<any> {
+  return (await fetch(`${s.url}${p}`)).json();
+}
+
+async function scenarios(label: string, dir: string): Promise<ScenarioFigures> {
+  const s = await startServer({ FINANCE_DATA: dir, WORKERS: String(os.cpus().length) }, 1_800_000);
+  try {
+    const health = (await get(s, '/api/v1/health')).data[0];
+    const years: number[] = health.corpus.years;
+    const span = `${years[0]}-${years[years.length - 1]}`;
+    // Governments with rows in the latest year, most populous first: a pool to draw from at random.
+    const govs: string[] = (await get(s, '/api/v1/governments?limit=1000')).data.filter((g: any) => g.years_in_mirror.length > 0).map((g: any) => g.canonical_govid);
+    let k = 0;
+    const path1 = (): string => `/api/v1/governments/${govs[(k++ * 7919) % govs.length]}/spending?category=Police`;
+
+    // 1.
+    const sample = await (await fetch(`${s.url}${path1()}`)).text();
+    await load(s.url, path1, { connections: 32, seconds: Math.min(3, seconds) });
+    const r1 = await load(s.url, path1, { connections: 32, seconds });
+    const seq = await timeRuns(runs * 4, () => fetch(`${s.url}${path1()}`).then((r) => r.text()));
+    const sqls = await Promise.all(govs.slice(0, runs).map(async (g) => (await get(s, `/api/v1/governments/${g}/spending?category=Police`)).provenance.sql_query as string));
+    await query(sqls[0]!);
+    let q = 0;
+    const duck1 = await timeRuns(runs, () => query(sqls[q++ % sqls.length]!));
+
+    // 2.
+    const state = (await get(s, '/api/v1/governments?type=state&limit=1')).data[0].state as string;
+    const csvPath = `/api/v1/spending?state=${state}&type=city&years=${span}&format=csv`;
+    let rows = 0;
+    const pull = async (): Promise<void> => { rows = (await (await fetch(`${s.url}${csvPath}`)).text()).split('\r\n').length - 2; };
+    await pull();
+    const one = median(await timeRuns(runs, pull));
+    const four = median(await timeRuns(Math.max(2, Math.floor(runs / 3)), () => Promise.all([pull(), pull(), pull(), pull()])));
+    const csvSql = (await get(s, `/api/v1/spending?state=${state}&type=city&years=${span}&limit=1`)).provenance.sql_query as string;
+    const out = path.join(os.tmpdir(), `civicstream-load-${process.pid}.csv`);
+    const copy = `COPY (${csvSql} LIMIT 50000) TO '${out}' (FORMAT csv, HEADER)`;
+    await query(copy);
+    const duck2 = median(await timeRuns(runs, () => query(copy)));
+    rmSync(out, { force: true });
+
+    // 3.
+    const rollup = `/api/v1/rollups?layer=county&years=${years[years.length - 1]}`;
+    const rollupSql = (await get(s, rollup)).provenance.sql_query as string;
+    const ours3 = median(await timeRuns(runs, () => fetch(`${s.url}${rollup}`).then((r) => r.text())));
+    await query(rollupSql);
+    const duck3 = median(await timeRuns(runs, () => query(rollupSql)));
+
+    // 4.
+    const city = (await get(s, '/api/v1/governments?type=city&limit=1&page=150')).data[0].canonical_govid as string;
+    const ten = years.slice(-10).join(',');
+    const pcPath = `/api/v1/governments/${city}/peer-comparison?category=Police&years=${ten}`;
+    const pc = await get(s, pcPath);
+    const peersSql = (await get(s, `/api/v1/governments/${city}/peers`)).provenance.sql_query as string;
+    const ours4 = median(await timeRuns(runs, () => fetch(`${s.url}${pcPath}`).then((r) => r.text())));
+    const duck4 = median(await timeRuns(runs, async () => { await query(peersSql); await query(pc.provenance.sql_query); }));
+
+    return {
+      label, rows: health.corpus.rows,
+      s1: { rps: r1.requestsPerSec, p50: r1.p50, p99: r1.p99, errors: r1.errors + r1.non2xx, oursMs: median(seq), duckMs: median(duck1), bytes: Buffer.byteLength(sample) },
+      s2: { rows, one: rows / (one / 1000), four: (4 * rows) / (four / 1000), duck: rows / (duck2 / 1000) },
+      s3: { ours: ours3, duck: duck3 },
+      s4: { ours: ours4, duck: duck4 },
+    };
+  } finally {
+    await s.stop();
+  }
+}
+
+/** Launch to /health 200 and RSS, by worker count, from parquet (cache off) and from the load cache. */
+async function startup(dir: string): Promise<string[]> {
+  const lines: string[] = [];
+  for (const workers of [1, 2]) {
+    for (const cache of ['off', 'on']) {
+      if (cache === 'on') await (await startServer({ FINANCE_DATA: dir, WORKERS: String(workers) }, 1_800_000)).stop();
+      const t0 = performance.now();
+      const s = await startServer({ FINANCE_DATA: dir, WORKERS: String(workers), CIVICSTREAM_LOAD_CACHE: cache }, 1_800_000);
+      const ms = performance.now() - t0;
+      const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${s.proc.pid}/status`, 'utf8'))![1]) * 1024;
+      await s.stop();
+      lines.push(`| ${workers} | ${cache === 'on' ? 'load cache' : 'parquet'} | ${(ms / 1000).toFixed(1)} s | ${(rss / 1048576).toFixed(0)} MB |`);
+    }
+  }
+  return lines;
+}
+
+/** The hello-world ceiling: uWS answering a fixed body of the given size. */
+async function ceiling(bytes: number): Promise<{ rps: number; p99: number }> {
+  const proc = spawn(process.execPath, [path.join(ROOT, 'dist/bench/lib/hello.js'), String(bytes)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve) => proc.stdout!.once('data', (d) => resolve(JSON.parse(String(d)).port)));
+  try {
+    await load(`http://127.0.0.1:${port}`, () => '/', { connections: 32, seconds: Math.min(3, seconds) });
+    const r = await load(`http://127.0.0.1:${port}`, () => '/', { connections: 32, seconds });
+    return { rps: r.requestsPerSec, p99: r.p99 };
+  } finally {
+    proc.kill();
+  }
+}
+
+const results: ScenarioFigures[] = [];
+const corpora: [string, string][] = smoke ? [['fixture', path.join(ROOT, 'fixtures/finance/v6')]] : sizes.map((n) => [`${(n / 1e6).toFixed(0)}M`, corpus(n)]);
+for (const [label, dir] of corpora) results.push(await scenarios(label, dir));
+const biggest = corpora[corpora.length - 1]!;
+const start = await startup(biggest[1]);
+const hello = await ceiling(results[results.length - 1]!.s1.bytes);
+const tiny = await ceiling(2);
+
+const f = (x: number, d = 0): string => x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+const table = [
+  `Finance load benchmarks; ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB; autocannon 32 connections ${seconds} s on loopback (autocannon shares the two cores); DuckDB warm, in-process, same parquet, same run${smoke ? ' (SMOKE RUN: tiny durations, the fixture)' : ''}`,
+  '',
+  '### 1. One government, all years, spending JSON (category Police), random governments',
+  '',
+  '| corpus rows | req/s | p50 ms | p99 ms | errors | ours, one request (ms) | DuckDB, same question (ms) | DuckDB / ours | response bytes |',
+  '|---|---|---|---|---|---|---|---|---|',
+  ...results.map((r) => `| ${f(r.rows)} | ${f(r.s1.rps)} | ${r.s1.p50} | ${r.s1.p99} | ${r.s1.errors} | ${f(r.s1.oursMs, 2)} | ${f(r.s1.duckMs, 1)} | ${f(r.s1.duckMs / r.s1.oursMs, 0)}x | ${f(r.s1.bytes)} |`),
+  '',
+  `uWebSockets.js ceiling in the same run: ${f(hello.rps)} req/s for a fixed ${f(results[results.length - 1]!.s1.bytes)}-byte body (p99 ${hello.p99} ms); ${f(tiny.rps)} req/s for a 2-byte body.`,
+  '',
+  '### 2. 50,000-row CSV pull (flat /spending, one state\'s cities, all years)',
+  '',
+  '| corpus rows | rows per pull | 1 client rows/s | 4 clients rows/s | DuckDB COPY rows/s | ours (4 clients) / DuckDB |',
+  '|---|---|---|---|---|---|',
+  ...results.map((r) => `| ${f(r.rows)} | ${f(r.s2.rows)} | ${f(r.s2.one)} | ${f(r.s2.four)} | ${f(r.s2.duck)} | ${f(r.s2.four / r.s2.duck, 2)}x |`),
+  '',
+  '### 3 and 4. Rollup and peer comparison latency (median)',
+  '',
+  '| corpus rows | /rollups county, one year (ms) | DuckDB (ms) | /peer-comparison city, 10 years (ms) | DuckDB (ms) |',
+  '|---|---|---|---|---|',
+  ...results.map((r) => `| ${f(r.rows)} | ${f(r.s3.ours, 1)} | ${f(r.s3.duck, 1)} | ${f(r.s4.ours, 1)} | ${f(r.s4.duck, 1)} |`),
+  '',
+  `### 5. Start-up on the ${biggest[0]} corpus`,
+  '',
+  '| workers | from | launch to /health 200 | RSS |',
+  '|---|---|---|---|',
+  ...start,
+].join('\n');
+console.log(table);
+const out = path.join(ROOT, 'bench/results', smoke ? 'load-smoke.md' : 'load.md');
+mkdirSync(path.dirname(out), { recursive: true });
+writeFileSync(out, `${table}\n`);
+process.exit(0);
