@@ -68,7 +68,7 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
   for (const f of plan.flows) x.wantFlow[f] = 1;
   if (x.keepCat) for (const id of plan.categories!) x.keepCat[id] = 1;
 
-  const cells = new Cells(x);
+  const cells = cellsFor(x);
   // Governments in output order (the peer target first), and their group for each requested year.
   const govs = [...new Set(plan.govs)].sort((a, b) =>
     (plan.peerTarget !== null ? Number(b === plan.peerTarget) - Number(a === plan.peerTarget) : 0) || e.govRank[a]! - e.govRank[b]!);
@@ -133,7 +133,7 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
         let counted = 0;
         for (let k = 0; k < list.length; k++) {
           const cell = list[k]!;
-          const { flow, cat, sub } = cells.decode(cell);
+          const flow = cells.cellFlow[cell]!, cat = cells.cellCat[cell]!, sub = cells.cellSub[cell]!;
           if (cells.flags[cell]! & ROW_AGGREGATE) aggregateYears.add(year);
           if (flow === BAL) balanceSubs.add(sub);
           if (cat >= 0) catYearSeen[cat * Y + yi] = 1;
@@ -240,7 +240,12 @@ class Cells {
   readonly igCell: Int32Array;
   readonly balCell: Int32Array;
   readonly directCell: Int32Array;
-  readonly order: Float64Array;
+  /** Per cell: its flow, category and subtype (cell ids are in output order, so a plain numeric sort orders rows). */
+  readonly cellFlow: Uint8Array;
+  readonly cellCat: Int16Array;
+  readonly cellSub: Uint8Array;
+  private readonly subSlot: Int32Array;
+  private readonly catSlot: Int32Array;
   readonly amt: Float64Array;
   readonly flags: Uint8Array;
   readonly stamp: Int32Array;
@@ -253,7 +258,7 @@ class Cells {
   nTouched = 0;
   cur = 0;
 
-  constructor(readonly x: Ctx) {
+  constructor(public x: Ctx) {
     const { e, plan, igSub, wantFlow, inScope, keepCat } = x;
     const nCodes = e.nCodes;
     this.nSub = e.subtypes.length + 1;
@@ -261,10 +266,22 @@ class Cells {
     const nCells = 4 * this.nCatSlots * this.nSub;
     this.amt = new Float64Array(nCells); this.flags = new Uint8Array(nCells); this.stamp = new Int32Array(nCells).fill(-1);
     this.codeHead = new Int32Array(nCells); this.codeSeen = new Int32Array(nCodes).fill(-1);
-    this.order = new Float64Array(nCells);
-    for (let cell = 0; cell < nCells; cell++) {
-      const { flow, cat, sub } = this.decode(cell);
-      this.order[cell] = flow * 1e6 + subRank(e, sub) * 1e3 + catRank(e, cat);
+    // Slots follow the output order: recipe subtype first, then subtypes by name; negative categories first, then by name.
+    this.subSlot = new Int32Array(this.nSub);
+    e.subtypes.forEach((_, sub) => { this.subSlot[sub] = e.subtypeRank[sub]! + 1; });
+    this.subSlot[this.nSub - 1] = 0;
+    this.catSlot = new Int32Array(this.nCatSlots);
+    this.catSlot[0] = 0; this.catSlot[1] = 1;
+    e.categories.forEach((_, cat) => { this.catSlot[cat + 2] = e.categoryRank[cat]! + 2; });
+    this.cellFlow = new Uint8Array(nCells); this.cellCat = new Int16Array(nCells); this.cellSub = new Uint8Array(nCells);
+    for (let flow = 0; flow < 4; flow++) {
+      for (let sub = 0; sub < this.nSub; sub++) {
+        for (let c = 0; c < this.nCatSlots; c++) {
+          const realSub = sub === this.nSub - 1 ? RECIPE_SUBTYPE_ID : sub;
+          const cell = this.encode(flow, c - 2, realSub);
+          this.cellFlow[cell] = flow; this.cellCat[cell] = c - 2; this.cellSub[cell] = realSub;
+        }
+      }
     }
     this.isIG = new Uint8Array(nCodes); this.isBal = new Uint8Array(nCodes); this.naEligible = new Uint8Array(nCodes);
     this.igCell = new Int32Array(nCodes).fill(-1); this.balCell = new Int32Array(nCodes).fill(-1); this.directCell = new Int32Array(nCodes).fill(-1);
@@ -285,13 +302,12 @@ class Cells {
   }
 
   encode(flow: number, cat: number, sub: number): number {
-    return (flow * this.nCatSlots + (cat + 2)) * this.nSub + (sub === RECIPE_SUBTYPE_ID ? this.nSub - 1 : sub);
+    const subSlot = this.subSlot[sub === RECIPE_SUBTYPE_ID ? this.nSub - 1 : sub]!;
+    return (flow * this.nSub + subSlot) * this.nCatSlots + this.catSlot[cat + 2]!;
   }
 
   decode(cell: number): { flow: number; cat: number; sub: number } {
-    const s = cell % this.nSub, rest = (cell - s) / this.nSub;
-    const catSlot = rest % this.nCatSlots;
-    return { flow: (rest - catSlot) / this.nCatSlots, cat: catSlot - 2, sub: s === this.nSub - 1 ? RECIPE_SUBTYPE_ID : s };
+    return { flow: this.cellFlow[cell]!, cat: this.cellCat[cell]!, sub: this.cellSub[cell]! };
   }
 
   begin(): void {
@@ -324,7 +340,7 @@ class Cells {
   /** The touched cells in output order (flow, subtype, category). */
   sorted(): Int32Array {
     const t = this.touched.subarray(0, this.nTouched);
-    if (t.length > 1) t.sort((a, b) => this.order[a]! - this.order[b]!);
+    if (t.length > 1) t.sort();
     return t;
   }
 
@@ -333,6 +349,19 @@ class Cells {
     for (let k = this.codeHead[cell]!; k >= 0; k = this.codeNext[k]!) out.push(this.codeVal[k]!);
     return out;
   }
+}
+
+/** Cells depend only on how a plan classifies rows; a worker keeps the last few (jobs run one at a time, so scratch is never shared). */
+const cellsCache = new Map<string, Cells>();
+function cellsFor(x: Ctx): Cells {
+  const p = x.plan;
+  const key = JSON.stringify([p.flows, p.scope, p.categories, p.allCategories, p.harmonized, p.igLeg, x.e.nCodes]);
+  let c = cellsCache.get(key);
+  if (c) { c.x = x; return c; }
+  c = new Cells(x);
+  if (cellsCache.size >= 64) cellsCache.delete(cellsCache.keys().next().value!);
+  cellsCache.set(key, c);
+  return c;
 }
 
 /** Aggregates one (government, year) group into the scratch cells. */
