@@ -17,6 +17,7 @@ export interface Config {
   mirrorUrl: string | null;
   arrestsMirrorUrl: string | null;
   accessLog: boolean;
+  responseCacheMb: number;
 }
 
 export interface ConfigVar {
@@ -34,6 +35,7 @@ export const CONFIG_VARS: ConfigVar[] = [
   { env: 'WORKERS', default: 'the core count', description: 'Worker threads in the pool.' },
   { env: 'MIRROR_URL', default: 'absolute path of FINANCE_DATA', description: 'Public mirror address written into provenance SQL.' },
   { env: 'ARRESTS_MIRROR_URL', default: 'absolute path of ARRESTS_DATA', description: 'Mirror address of the school draws written into /draws answers and provenance SQL.' },
+  { env: 'RESPONSE_CACHE_MB', default: '64', description: 'Memory for cached JSON answers (the data is immutable, so an answer is reused until the process ends); 0 turns it off.' },
   { env: 'ACCESS_LOG', default: 'true', description: 'One JSON line per request on stdout (no query values).' },
 ];
 
@@ -59,5 +61,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mirrorUrl: env.MIRROR_URL || null,
     arrestsMirrorUrl: env.ARRESTS_MIRROR_URL || null,
     accessLog: (env.ACCESS_LOG ?? 'true') !== 'false',
+    responseCacheMb: int(env, 'RESPONSE_CACHE_MB', 64, 0, 65536),
   };
 }

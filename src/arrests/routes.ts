@@ -62,35 +62,35 @@ export const arrestsRoutes: Route[] = [
     examples: () => [{ description: 'Scope and documentation links', path: `${V1}/` }], handle: root },
   { id: 'health', path: `${V1}/health`, tags: ['metadata'], produces: 'envelope', query: {}, summary: 'Liveness and readiness', description: 'Answers 200 once the draws are summarised.', handle: health },
   {
-    id: 'estimates', path: `${V1}/estimates`, tags: ['estimates'], produces: 'envelope',
+    id: 'estimates', cacheable: true, path: `${V1}/estimates`, tags: ['estimates'], produces: 'envelope',
     summary: 'District estimates', description: 'District-level estimates filtered by leaid, state, race, sex and year, paged; ordered by leaid, race, sex, year.',
     query: { leaid: leaidParam, state: stateParam, ...estimateQuery, limit, page }, rules: [modelYearRule, leaidInState], rowFields: ESTIMATE_FIELDS,
     examples: (ctx) => [{ description: 'Every district of a state, Black male students, 2021-22', path: `${V1}/estimates?state=${first(ctx).state}&race=BL&sex=M&year=21-22` }],
     handle: estimates,
   },
   {
-    id: 'estimate', path: `${V1}/estimates/{leaid}`, tags: ['estimates'], produces: 'envelope',
+    id: 'estimate', cacheable: true, path: `${V1}/estimates/{leaid}`, tags: ['estimates'], produces: 'envelope',
     summary: 'One district', description: "One district's estimates for every group and year of the model.",
     pathParams: { leaid: leaidParam }, query: estimateQuery, rules: [modelYearRule], rowFields: ESTIMATE_FIELDS,
     examples: (ctx) => [{ description: 'One district, the default model', path: `${V1}/estimates/${first(ctx).leaid}` }],
     handle: (req) => estimates({ ...req, params: { ...req.params, limit: 1000, page: 0 } }),
   },
   {
-    id: 'states', path: `${V1}/states`, tags: ['estimates'], produces: 'envelope',
+    id: 'states', cacheable: true, path: `${V1}/states`, tags: ['estimates'], produces: 'envelope',
     summary: 'State estimates', description: "State-level estimates: within each draw, the state's districts summed, then summarised.",
     query: { state: stateParam, ...estimateQuery }, rules: [modelYearRule], rowFields: STATE_FIELDS,
     examples: () => [{ description: 'Every state of the mirror, 2021-22', path: `${V1}/states?year=21-22` }],
     handle: states,
   },
   {
-    id: 'state', path: `${V1}/states/{state}`, tags: ['estimates'], produces: 'envelope',
+    id: 'state', cacheable: true, path: `${V1}/states/{state}`, tags: ['estimates'], produces: 'envelope',
     summary: 'One state', description: "One state's estimates for every group and year of the model.",
     pathParams: { state: stateParam }, query: estimateQuery, rules: [modelYearRule], rowFields: STATE_FIELDS,
     examples: (ctx) => [{ description: 'One state, 95% intervals', path: `${V1}/states/${first(ctx).state}` }],
     handle: states,
   },
   {
-    id: 'districts', path: `${V1}/districts`, tags: ['districts'], produces: 'envelope',
+    id: 'districts', cacheable: true, path: `${V1}/districts`, tags: ['districts'], produces: 'envelope',
     summary: 'Find districts', description: 'Name and geography lookup returning leaid; q is a literal, case-insensitive substring of the name.',
     query: { q: textParam({ description: 'Case-insensitive literal substring of lea_name.', maxLength: 200 }), state: stateParam, limit, page },
     rowFields: ESTIMATE_FIELDS.slice(0, 6),
@@ -98,7 +98,7 @@ export const arrestsRoutes: Route[] = [
     handle: districts,
   },
   {
-    id: 'models', path: `${V1}/models`, tags: ['models'], produces: 'envelope', query: {},
+    id: 'models', cacheable: true, path: `${V1}/models`, tags: ['models'], produces: 'envelope', query: {},
     summary: 'Models', description: 'The ten models: family, formula, description, the years each covers, and the default.',
     rowFields: [
       { name: 'model', type: 'string', description: 'Model id.' }, { name: 'family', type: 'string', description: 'unified or stratified.' },
@@ -110,7 +110,7 @@ export const arrestsRoutes: Route[] = [
     handle: models,
   },
   {
-    id: 'draws', path: `${V1}/draws`, tags: ['draws'], produces: 'envelope',
+    id: 'draws', cacheable: true, path: `${V1}/draws`, tags: ['draws'], produces: 'envelope',
     summary: 'Where the draws are', description: 'The parquet shard of a model, year and state on the mirror, with DuckDB SQL returning exactly the selected draws. Draws are never returned inline.',
     query: {
       model: required(modelParam, 'model is required for /draws.'), year: required(yearParam, 'year is required for /draws.'), state: required(stateParam, 'state is required for /draws.'),

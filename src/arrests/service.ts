@@ -3,6 +3,7 @@
 
 import { docsAssets } from '../server/docs-ui.js';
 import type { Service } from '../server/http.js';
+import { ResponseCache } from '../server/response-cache.js';
 import type { Config } from '../config.js';
 import type { ArrestsCtx } from './context.js';
 import { readArrestsManifest } from './manifest.js';
@@ -32,5 +33,5 @@ export async function loadArrests(config: Config, o: { quiet?: boolean; rebuild?
 }
 
 export function arrestsService(ctx: ArrestsCtx, config: Config): Service<ArrestsCtx> {
-  return { name: 'arrests', routes: ctx.routes, ctx, assets: docsAssets('civicstream school arrests'), accessLog: config.accessLog };
+  return { name: 'arrests', routes: ctx.routes, ctx, assets: docsAssets('civicstream school arrests'), accessLog: config.accessLog, cache: config.responseCacheMb > 0 ? new ResponseCache(config.responseCacheMb * 1024 * 1024) : undefined };
 }

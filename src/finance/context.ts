@@ -24,6 +24,10 @@ export interface FinanceCtx {
   recipeFlow: (Flow | undefined)[];
   /** Each balance subtype's measured [first, last] year in the loaded corpus. */
   balanceWindows: Record<string, [number, number]>;
+  /** The series_breaks table indexed once: code-level breaks by fin_code, and the corpus-wide (code ALL) ones. */
+  breaks: { byCode: Map<string, { id: string; year: number }[]>; corpus: { id: string; year: number }[] };
+  /** The long partitions as a DuckDB file list, for provenance SQL. */
+  longFilesSql: string;
   /** Government names escaped once (by gid) for CSV and for JSON, reused across requests. */
   textMemo: { csvGovName: (string | undefined)[]; jsonGovName: (string | undefined)[] };
   routes: RouteSpec<FinanceCtx>[];

@@ -114,7 +114,7 @@ const common = {
 
 export const flatRoutes: Route[] = [
   {
-    id: 'spending', path: `${V1}/spending`, tags: ['fleet'], produces: 'envelope',
+    id: 'spending', cacheable: true, path: `${V1}/spending`, tags: ['fleet'], produces: 'envelope',
     summary: 'Spending of many governments', description: 'A flat slice over many governments, selected by govid list or by state and type; JSON pages or CSV (format=csv, up to 50,000 rows a request).',
     query: {
       ...selection, ...common,
@@ -133,7 +133,7 @@ export const flatRoutes: Route[] = [
     handle: flatHandler(flatSpending),
   },
   {
-    id: 'revenue', path: `${V1}/revenue`, tags: ['fleet'], produces: 'envelope',
+    id: 'revenue', cacheable: true, path: `${V1}/revenue`, tags: ['fleet'], produces: 'envelope',
     summary: 'Revenue of many governments', description: 'A flat slice over many governments, selected by govid list or by state and type; JSON pages or CSV (format=csv).',
     query: {
       ...selection, ...common,

@@ -41,10 +41,9 @@ export function moneyProvenance(ctx: FinanceCtx, p: ProvenanceInput, s: MoneySum
   const codes = s.codesObserved.map((id) => cat.codes[id]!).sort();
   const recipe = p.recipeIndex === null ? null : cat.recipes[p.recipeIndex]!;
   const minY = Math.min(...p.years), maxY = Math.max(...p.years);
-  const breaks = cat.tables.series_breaks ?? [];
-  const inWindow = (b: Record<string, unknown>): boolean => Number(b.break_year) >= minY && Number(b.break_year) <= maxY;
-  const seriesRefs = [...new Set(breaks.filter((b) => b.fin_code !== 'ALL' && codes.includes(String(b.fin_code)) && inWindow(b)).map((b) => String(b.break_id)))].sort();
-  const corpusRefs = [...new Set(breaks.filter((b) => b.fin_code === 'ALL' && inWindow(b)).map((b) => String(b.break_id)))].sort();
+  const inWindow = (b: { year: number }): boolean => b.year >= minY && b.year <= maxY;
+  const seriesRefs = [...new Set(codes.flatMap((code) => (ctx.breaks.byCode.get(code) ?? []).filter(inWindow).map((b) => b.id)))].sort();
+  const corpusRefs = [...new Set(ctx.breaks.corpus.filter(inWindow).map((b) => b.id))].sort();
 
   const scope: Record<string, unknown> = {
     gov_types_included: [0, 1, 2, 3],

@@ -54,7 +54,7 @@ const common = (dAdjust: 'nominal' | 'real', dPerCapita: boolean) => ({
 
 export const moneyRoutes: Route[] = [
   {
-    id: 'government_spending', path: `${V1}/governments/${GOV}/spending`, tags: ['money'], produces: 'envelope',
+    id: 'government_spending', cacheable: true, path: `${V1}/governments/${GOV}/spending`, tags: ['money'], produces: 'envelope',
     summary: "One government's spending", description: 'Single-flow spending time series. The only route where expenditure_concept=total (Direct + intergovernmental payments) is available.',
     pathParams: { govid: govidPath },
     query: {
@@ -74,7 +74,7 @@ export const moneyRoutes: Route[] = [
     handle: governmentMoney(spending),
   },
   {
-    id: 'government_revenue', path: `${V1}/governments/${GOV}/revenue`, tags: ['money'], produces: 'envelope',
+    id: 'government_revenue', cacheable: true, path: `${V1}/governments/${GOV}/revenue`, tags: ['money'], produces: 'envelope',
     summary: "One government's revenue", description: 'Single-flow revenue series; revenue_concept general (default) or total.',
     pathParams: { govid: govidPath },
     query: {
@@ -94,7 +94,7 @@ export const moneyRoutes: Route[] = [
     handle: governmentMoney(revenue),
   },
   {
-    id: 'government_balances', path: `${V1}/governments/${GOV}/balances`, tags: ['money'], produces: 'envelope',
+    id: 'government_balances', cacheable: true, path: `${V1}/governments/${GOV}/balances`, tags: ['money'], produces: 'envelope',
     summary: "One government's cash and security holdings", description: 'Gross holdings at a point in time (stocks, not flows; not GAAP fund balance).',
     pathParams: { govid: govidPath },
     query: {
@@ -110,7 +110,7 @@ export const moneyRoutes: Route[] = [
     handle: governmentMoney(balances),
   },
   {
-    id: 'government_profile', path: `${V1}/governments/${GOV}/profile`, tags: ['money'], produces: 'envelope',
+    id: 'government_profile', cacheable: true, path: `${V1}/governments/${GOV}/profile`, tags: ['money'], produces: 'envelope',
     summary: "One government's spending and revenue in one table", description: 'Spending and revenue history with subtype and flow; real dollars per resident by default.',
     pathParams: { govid: govidPath },
     query: {

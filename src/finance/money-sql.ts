@@ -7,7 +7,7 @@
 import type { Flow, Recipe } from './catalog.js';
 import type { FinanceCtx } from './context.js';
 import { ALL_CATEGORIES } from './money-params.js';
-import { lit, metadataTable, mirrorFile } from './sql.js';
+import { lit, metadataTable } from './sql.js';
 
 export interface SqlQuery {
   govids: string[] | null;
@@ -28,7 +28,7 @@ export interface SqlQuery {
 const list = (xs: readonly (string | number)[]): string => xs.map((x) => (typeof x === 'number' ? String(x) : lit(x))).join(', ');
 
 export function moneySql(ctx: FinanceCtx, q: SqlQuery): string {
-  const files = ctx.catalog.manifest.partitions.map((p) => mirrorFile(ctx, p.path)).join(', ');
+  const files = ctx.longFilesSql;
   const cohort = q.govids !== null
     ? `l.canonical_govid IN (${list(q.govids)})`
     : `l.canonical_govid IN (SELECT canonical_govid FROM ${metadataTable(ctx, 'canonical_fips_xwalk')} WHERE ${[

@@ -21,7 +21,7 @@ import { REJECT, adjustParam, baseYearParam, categoryParam, expenditureConceptPa
 import { moneyFields } from './money-routes.js';
 import { govidPath, pageParam } from './params.js';
 import { manifestBlock } from './provenance.js';
-import { lit, mirrorFile } from './sql.js';
+import { lit } from './sql.js';
 import { parseYears } from './years.js';
 import type { ParamSpec } from '../server/route-spec.js';
 
@@ -75,7 +75,7 @@ async function cohortOf(ctx: FinanceCtx, gid: number, year: number | undefined, 
 
 function peersSql(ctx: FinanceCtx, gid: number, c: Cohort, n: number): string {
   const g = ctx.catalog.governments[gid]!;
-  const files = ctx.catalog.manifest.partitions.map((p) => mirrorFile(ctx, p.path)).join(', ');
+  const files = ctx.longFilesSql;
   return (
     `WITH p AS (SELECT canonical_govid, max(population) AS population FROM read_parquet([${files}], hive_partitioning = false) ` +
     `WHERE year = ${c.year} AND type = ${g.type} AND population > 0 GROUP BY canonical_govid) ` +
@@ -197,7 +197,7 @@ const requiredCategory: ParamSpec<FinanceCtx, CategoryChoice> = {
 
 export const peerRoutes: RouteSpec<FinanceCtx>[] = [
   {
-    id: 'peers', path: '/api/v1/governments/{govid}/peers', tags: ['peers'], produces: 'envelope',
+    id: 'peers', cacheable: true, path: '/api/v1/governments/{govid}/peers', tags: ['peers'], produces: 'envelope',
     summary: 'Peer cohort', description: `Governments of the same type with a similar population: within ${POP_RANGE[0]}-${POP_RANGE[1]} times the target's in the cohort year, closest first.`,
     pathParams: { govid: govidPath },
     query: { year: yearParam, n: nParam, coverage: coverageParam },
@@ -217,7 +217,7 @@ export const peerRoutes: RouteSpec<FinanceCtx>[] = [
     handle: peersHandler,
   },
   {
-    id: 'peer_comparison', path: '/api/v1/governments/{govid}/peer-comparison', tags: ['peers'], produces: 'envelope',
+    id: 'peer_comparison', cacheable: true, path: '/api/v1/governments/{govid}/peer-comparison', tags: ['peers'], produces: 'envelope',
     summary: 'Target versus peers, per capita', description: 'The target\'s and each peer\'s per-capita spending in one category, and peer percentiles (p25, p50, p75) computed separately in each (year, subtype, category) cell.',
     pathParams: { govid: govidPath },
     query: {

@@ -91,7 +91,7 @@ async function rollups(req: RouteRequest<FinanceCtx>): Promise<Reply> {
 }
 
 export const rollupsRoute: RouteSpec<FinanceCtx> = {
-  id: 'rollups', path: '/api/v1/rollups', tags: ['fleet'], produces: 'envelope',
+  id: 'rollups', cacheable: true, path: '/api/v1/rollups', tags: ['fleet'], produces: 'envelope',
   summary: 'A layer of governments', description: 'Spending of every government of one layer (state, county, city), in a state, a govid list or nationwide: one row per government per subtype, summed across categories unless a category is named. Carries reporting coverage per year.',
   query: {
     layer: layerParam,

@@ -54,7 +54,7 @@ export const financeRoutes: Route[] = [
     handle: health,
   },
   {
-    id: 'governments', path: `${V1}/governments`, tags: ['governments'], produces: 'envelope',
+    id: 'governments', cacheable: true, path: `${V1}/governments`, tags: ['governments'], produces: 'envelope',
     query: { q: qParam, state: stateParam, type: typeParam, limit: limitParam(), page: pageParam },
     summary: 'Find governments', description: 'Resolves names to canonical_govid. Registry rows ordered by population, largest first; q is a literal, case-insensitive substring of gov_name.',
     rowFields: GOV_FIELDS,
@@ -65,7 +65,7 @@ export const financeRoutes: Route[] = [
     handle: listGovernments,
   },
   {
-    id: 'government', path: `${V1}/governments/{govid}`, tags: ['governments'], produces: 'envelope',
+    id: 'government', cacheable: true, path: `${V1}/governments/{govid}`, tags: ['governments'], produces: 'envelope',
     pathParams: { govid: govidPath }, query: {},
     summary: 'One government', description: 'Identity and lifespan of one government: registry record, former ids, lineage events and its rows and population in each loaded year.',
     rowFields: [
@@ -85,7 +85,7 @@ export const financeRoutes: Route[] = [
   ...flatRoutes,
   rollupsRoute,
   {
-    id: 'categories', path: `${V1}/categories`, tags: ['taxonomy'], produces: 'envelope',
+    id: 'categories', cacheable: true, path: `${V1}/categories`, tags: ['taxonomy'], produces: 'envelope',
     query: { type: categoryTypeParam, pattern: patternParam('category') },
     summary: 'Category dictionary', description: 'Categories with category_type and subtype, and the item codes each groups. All Categories is reserved and not listed.',
     rowFields: [
@@ -99,7 +99,7 @@ export const financeRoutes: Route[] = [
     handle: listCategories,
   },
   {
-    id: 'recipes', path: `${V1}/recipes`, tags: ['taxonomy'], produces: 'envelope',
+    id: 'recipes', cacheable: true, path: `${V1}/recipes`, tags: ['taxonomy'], produces: 'envelope',
     query: { pattern: patternParam('recipe_id or label') },
     summary: 'Recipe catalog', description: "Cross-vintage recipes: the corpus's harmonization_recipes plus the service's whole-leg intergovernmental revenue recipes.",
     rowFields: [

@@ -4,6 +4,7 @@
 
 import { docsAssets } from '../server/docs-ui.js';
 import type { Service } from '../server/http.js';
+import { ResponseCache } from '../server/response-cache.js';
 import type { Config } from '../config.js';
 import { Pool } from '../pool.js';
 import { Worker } from 'node:worker_threads';
@@ -15,6 +16,7 @@ import { allocRows, assemble, statsOf, type PartitionGroups, type PartitionJob }
 import { readLoadCache, writeLoadCache } from './load-cache.js';
 import { NO_CODE } from './columns.js';
 import { buildEngineCatalog } from './engine-catalog.js';
+import { mirrorFile } from './sql.js';
 import { financeRoutes } from './routes.js';
 
 export async function loadFinance(config: Config): Promise<FinanceCtx> {
@@ -50,6 +52,8 @@ export async function loadFinance(config: Config): Promise<FinanceCtx> {
       return flows.size === 1 ? [...flows][0] : undefined;
     }),
     textMemo: { csvGovName: [], jsonGovName: [] },
+    breaks: indexBreaks(catalog),
+    longFilesSql: catalog.manifest.partitions.map((p) => mirrorFile({ mirrorUrl: config.mirrorUrl ?? dir }, p.path)).join(', '),
     routes: financeRoutes,
     startedAt: Date.now(),
     workers: config.workers,
@@ -57,7 +61,18 @@ export async function loadFinance(config: Config): Promise<FinanceCtx> {
 }
 
 export function financeService(ctx: FinanceCtx, config: Config): Service<FinanceCtx> {
-  return { name: 'finance', routes: ctx.routes, ctx, assets: docsAssets('civicstream finance'), accessLog: config.accessLog };
+  return { name: 'finance', routes: ctx.routes, ctx, assets: docsAssets('civicstream finance'), accessLog: config.accessLog, cache: config.responseCacheMb > 0 ? new ResponseCache(config.responseCacheMb * 1024 * 1024) : undefined };
+}
+
+function indexBreaks(catalog: Catalog): FinanceCtx['breaks'] {
+  const byCode = new Map<string, { id: string; year: number }[]>();
+  const corpus: { id: string; year: number }[] = [];
+  for (const b of catalog.tables.series_breaks ?? []) {
+    const entry = { id: String(b.break_id), year: Number(b.break_year) };
+    if (b.fin_code === 'ALL') corpus.push(entry);
+    else (byCode.get(String(b.fin_code)) ?? byCode.set(String(b.fin_code), []).get(String(b.fin_code))!).push(entry);
+  }
+  return { byCode, corpus };
 }
 
 /** Loads the long partitions on parallel loader threads, each writing its partitions at their offsets. */

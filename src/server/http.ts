@@ -11,6 +11,7 @@ import { parseQueryString } from './query.js';
 import { Router } from './router.js';
 import type { Reply, RouteSpec } from './route-spec.js';
 import { compileValidator, type Validator } from './validate.js';
+import type { ResponseCache } from './response-cache.js';
 
 export interface Asset {
   contentType: string;
@@ -25,6 +26,7 @@ export interface Service<Ctx> {
   /** Fixed files served as-is (the docs UI). Looked up by exact path only. */
   assets: Map<string, Asset>;
   accessLog: boolean;
+  cache?: ResponseCache;
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -90,8 +92,17 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
       });
       log(service, { requestId, method, path, status, started, bytes: typeof body === 'string' ? body.length : body.byteLength });
     };
-    const sendEnvelope = (status: number, env: Envelope, headers?: Record<string, string>): void =>
-      finish(status, JSON_TYPE, serialize(env), headers);
+    let cacheKey: string | null = null;
+    const sendEnvelope = (status: number, env: Envelope, headers?: Record<string, string>): void => {
+      const body = serialize(env);
+      if (status === 200 && cacheKey !== null && headers === undefined) {
+        const bytes = Buffer.from(body);
+        service.cache!.set(cacheKey, bytes);
+        finish(status, JSON_TYPE, bytes, { 'X-Cache': 'miss' });
+        return;
+      }
+      finish(status, JSON_TYPE, body, headers);
+    };
     const sendError = (err: unknown): void => {
       if (err instanceof ApiError) {
         sendEnvelope(err.status, fail(err), err.status === 405 ? { Allow: 'GET, HEAD, OPTIONS' } : undefined);
@@ -122,8 +133,14 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
       }
       const match = router.match(path);
       if (match === undefined) throw apiError('E_NOT_FOUND', `No route ${path.length > 200 ? `${path.slice(0, 200)}...` : path}. See /openapi.json for the routes of this service.`);
-      const params = match.route.validate(parseQueryString(rawQuery), match.values, service.ctx);
       const url = rawQuery === '' ? path : `${path}?${rawQuery}`;
+      cacheKey = match.route.spec.cacheable && service.cache ? url : null;
+      const hit = cacheKey === null ? undefined : service.cache!.get(cacheKey);
+      if (hit !== undefined) {
+        finish(200, JSON_TYPE, hit, { 'X-Cache': 'hit' });
+        return;
+      }
+      const params = match.route.validate(parseQueryString(rawQuery), match.values, service.ctx);
       const result = match.route.spec.handle({ params, ctx: service.ctx, host, url, signal: controller.signal });
       if (result instanceof Promise) result.then(write, sendError);
       else write(result);

@@ -65,6 +65,8 @@ export interface RouteSpec<Ctx> {
   produces: 'envelope' | 'text/plain' | 'text/markdown' | 'text/html' | 'application/json';
   /** Row fields of `data`, for the docs and the data dictionary. */
   rowFields?: FieldDoc[];
+  /** Its JSON answers depend only on the URL and the (immutable) data, so they may be served from the response cache. */
+  cacheable?: boolean;
   /** Example calls generated from the live corpus, for /examples and the docs. */
   examples?(ctx: Ctx): { description: string; path: string }[];
   handle(req: RouteRequest<Ctx>): Promise<Reply> | Reply;

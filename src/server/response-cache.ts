@@ -1,0 +1,39 @@
+// A bounded LRU of answer bodies by exact request URL. The data is immutable
+// for the life of the process (a corpus build), so an answer computed once is
+// the answer; hot queries of a public API are then served from memory.
+// Bounded by bytes (RESPONSE_CACHE_MB, default 64; 0 turns it off).
+
+export class ResponseCache {
+  private readonly map = new Map<string, Buffer>();
+  private bytes = 0;
+  hits = 0;
+  misses = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  get(key: string): Buffer | undefined {
+    const v = this.map.get(key);
+    if (v === undefined) { this.misses++; return undefined; }
+    this.hits++;
+    this.map.delete(key);
+    this.map.set(key, v);
+    return v;
+  }
+
+  set(key: string, body: Buffer): void {
+    if (body.length > this.maxBytes / 8) return;
+    const old = this.map.get(key);
+    if (old) { this.bytes -= old.length; this.map.delete(key); }
+    this.map.set(key, body);
+    this.bytes += body.length;
+    while (this.bytes > this.maxBytes) {
+      const [k, v] = this.map.entries().next().value as [string, Buffer];
+      this.map.delete(k);
+      this.bytes -= v.length;
+    }
+  }
+
+  stats(): { entries: number; bytes: number; hits: number; misses: number } {
+    return { entries: this.map.size, bytes: this.bytes, hits: this.hits, misses: this.misses };
+  }
+}
