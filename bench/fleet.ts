@@ -14,7 +14,8 @@ import { median, timeRuns } from './lib/timing.js';
 
 const dataArg = process.argv.indexOf('--data');
 const data = dataArg > 0 ? path.resolve(process.argv[dataArg + 1]!) : path.join(ROOT, 'fixtures/finance/v6');
-const server = await startServer({ FINANCE_DATA: data, WORKERS: String(os.cpus().length) }, 600_000);
+// The response cache is off: every request is computed.
+const server = await startServer({ FINANCE_DATA: data, WORKERS: String(os.cpus().length), RESPONSE_CACHE_MB: '0' }, 600_000);
 const url = (p: string): string => `${server.url}${p}`;
 const json = async (p: string): Promise<any> => (await fetch(url(p))).json();
 const RUNS = 15;

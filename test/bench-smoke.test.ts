@@ -1,0 +1,23 @@
+// The benchmarks cannot rot: each runs here in a tiny smoke version (the
+// fixture, durations of a second) and must write its table with figures.
+// No timing is asserted: speed is judged by the full runs, not by tests.
+
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from './helpers/server.js';
+
+const run = (script: string, ...args: string[]): string =>
+  execFileSync(process.execPath, [path.join(ROOT, 'dist/bench', script), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 240_000, env: { ...process.env, ACCESS_LOG: 'false' } });
+
+describe('benchmark smoke runs', () => {
+  it('bench:load --smoke runs every scenario on the fixture and writes its table', () => {
+    const out = run('load.js', '--smoke');
+    const table = readFileSync(path.join(ROOT, 'bench/results/load-smoke.md'), 'utf8');
+    expect(out).toContain('### 1.');
+    for (const section of ['### 1.', '### 2.', '### 3 and 4.', '### 5.']) expect(table).toContain(section);
+    expect(table).toMatch(/\| 1,131,643 \| [\d,]+ \|/);
+    expect(table).toContain('uWebSockets.js ceiling');
+  }, 300_000);
+});
