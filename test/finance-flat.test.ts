@@ -130,6 +130,32 @@ describe('CSV mode', () => {
     expect(first).not.toEqual(rows[0]);
   });
 
+  it('repeat pulls (the total already known, so each page stops at its end) keep the count and the rows of JSON paging', async () => {
+    const queries = [
+      `${S}?state=CA&type=city&years=2011-2020&limit=900`,
+      `${S}?state=CA&type=city&years=2011-2020&category=Police&limit=40`,
+      `${S}?state=CA&type=city&years=2011-2020&category=Fire&limit=40`,
+      `${R}?state=TX&type=county&years=2011,2020&revenue_concept=total&per_capita=true&limit=500`,
+      `${S}?type=township&years=2019-2020&basis=raw&adjust=real&limit=1000`,
+    ];
+    const totals = new Set<string>();
+    for (const q of queries) {
+      const json = await Promise.all([0, 1, 2].map((page) => get(`${q}&page=${page}`)));
+      // Twice each: the first pull of page 0 counts the whole query, every other pull is an early-stopping walk.
+      for (const round of [0, 1]) {
+        for (const page of [0, 1, 2]) {
+          const csv = await get(`${q}&page=${page}&format=csv`);
+          expect(csv.status).toBe(200);
+          expect(csv.headers.get('x-total-count'), `${q} page ${page} round ${round}`).toBe(String(json[page]!.body.meta.total));
+          const [header, ...rows] = await parseCsv(csv.text);
+          expect(rows, `${q} page ${page} round ${round}`).toEqual(json[page]!.body.data.map((r: any) => header!.map((k) => asCell(r[k]))));
+        }
+      }
+      totals.add(String(json[0]!.body.meta.total));
+    }
+    expect(totals.size).toBe(queries.length);
+  });
+
   it('bad input is still a JSON error envelope', async () => {
     const got = await get(`${S}?state=ZZ&format=csv`);
     expectErrorEnvelope(got, 400);

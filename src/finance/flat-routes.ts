@@ -55,6 +55,26 @@ const needsSelection: Rule = (p) =>
     ? apiError('E_MISSING', 'Select governments with govid (a comma-separated list) or with state and/or type.')
     : undefined;
 
+/** A state/type cohort's governments: a scan of the registry the first time, a lookup after (the corpus is immutable). */
+function cohortOf(ctx: FinanceCtx, fips: string | undefined, typeNo: number, match: (gid: number) => boolean): number[] {
+  const key = `${fips ?? ''}|${typeNo}`;
+  let gids = ctx.cohorts.get(key);
+  if (!gids) ctx.cohorts.set(key, (gids = ctx.catalog.governments.map((_, gid) => gid).filter(match)));
+  return gids;
+}
+
+/** A query's identity for its row count: every parameter but the page, its size and the format. */
+function countKey(route: MoneyRoute, params: Record<string, unknown>): string {
+  const { page: _page, limit: _limit, format: _format, ...rest } = params;
+  return `${route.verb}?${JSON.stringify(rest)}`;
+}
+
+const COUNTS_KEPT = 10_000;
+function rememberCount(counts: Map<string, number>, key: string, total: number): void {
+  if (counts.size >= COUNTS_KEPT) counts.delete(counts.keys().next().value!);
+  counts.set(key, total);
+}
+
 function flatHandler(route: MoneyRoute) {
   return async (req: RouteRequest<FinanceCtx>): Promise<Reply> => {
     const { ctx } = req;
@@ -67,18 +87,25 @@ function flatHandler(route: MoneyRoute) {
       const g = ctx.catalog.governments[gid]!;
       return (fips === undefined || g.fips_state === fips) && (typeNo < 0 || g.type === typeNo);
     };
-    const gids = list ? list.gids.filter(match) : ctx.catalog.governments.map((_, gid) => gid).filter(match);
+    const gids = list ? list.gids.filter(match) : cohortOf(ctx, fips, typeNo, match);
     const plan = planOf(ctx, route, { gids, years: params.years as number[], params });
-    const res = await runMoney(ctx, plan, req.signal);
 
     if (params.format === 'csv') {
+      // CSV carries no provenance, so once a query's total is known its pages need only walk to their end.
+      const key = countKey(route, params);
+      const known = ctx.counts.get(key);
+      plan.stopAtPage = known !== undefined;
+      const res = await runMoney(ctx, plan, req.signal);
+      const total = known ?? res.total;
+      if (known === undefined) rememberCount(ctx.counts, key, total);
       return {
         kind: 'stream',
         contentType: CSV_CONTENT_TYPE,
-        headers: { 'X-Total-Count': String(res.total), 'X-Page': String(params.page), 'X-Limit': String(params.limit) },
+        headers: { 'X-Total-Count': String(total), 'X-Page': String(params.page), 'X-Limit': String(params.limit) },
         next: csvChunks(moneyTable(ctx, route, params, res)),
       };
     }
+    const res = await runMoney(ctx, plan, req.signal);
     const found = list ? list.found.filter((id) => match(ctx.catalog.govId.get(id)!)) : [];
     const silent = new Set(res.summary.govsWithoutRows.map((g) => ctx.catalog.governments[g]!.canonical_govid));
     const cohort = list ? undefined : { ...(fips !== undefined ? { fips_state: fips } : {}), ...(typeNo >= 0 ? { type: typeNo } : {}) };

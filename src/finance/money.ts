@@ -4,7 +4,7 @@
 // record each passes in, not code paths here.
 
 import { JsonRows, ok } from '../server/envelope.js';
-import { jsonRows, memoCsv, memoJson, plainCsv, plainJson, type ColumnTable } from '../server/csv.js';
+import { csvField, jsonRows, memoCsv, memoJson, plainCsv, plainJson, type ColumnTable } from '../server/csv.js';
 import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
 import type { Flow } from './catalog.js';
 import type { FinanceCtx } from './context.js';
@@ -122,24 +122,36 @@ export function moneyTable(ctx: FinanceCtx, route: MoneyRoute, params: Record<st
     if (real) cols.push(plain('amt_per_capita_real', (i) => { const a = perCap(i), k = cpiRatio(i); return a === null || k === null ? null : a * k; }));
     cols.push(plain('pop_source', (i) => (r.pop[i]! > 0 ? 'census_f33' : 'unavailable')));
   }
+  const codesOf = (i: number): string | null => {
+    if (filled(i)) return null;
+    const s = r.codesStart[i]!, n = r.codesStart[i + 1]! - s;
+    if (n === 1) return catalog.codes[r.codes[s]!]!;
+    const codes: string[] = [];
+    for (let k = s; k < s + n; k++) codes.push(catalog.codes[r.codes[k]!]!);
+    return codes.sort().join(',');
+  };
+  const notesOf = (i: number): string => {
+    const notes: string[] = [];
+    if (r.flags[i]! & ROW_AGGREGATE) notes.push(MONEY_NOTES.aggregate);
+    if (perCapita && r.pop[i]! <= 0) notes.push(MONEY_NOTES.noPopulation);
+    if (r.flags[i]! & ROW_DIRECT_SUPPRESSED) {
+      const ids = res.summary.suppressedRecipes[`${r.year[i]}:${r.cat[i]}`] ?? [];
+      notes.push(`Direct component is unavailable through this basis for this year; recover it via recipe = '${ids.map((x) => catalog.recipes[x]!.recipe_id).join("', '")}' (see /recipes)`);
+    }
+    return notes.join('; ');
+  };
+  // Most rows carry one code and no note: those cells are memoized text, the rest are written per row.
+  const oneCode = (i: number): number => (!filled(i) && r.codesStart[i + 1]! - r.codesStart[i]! === 1 ? r.codes[r.codesStart[i]!]! : -1);
+  const noNote = (i: number): boolean => r.flags[i] === 0 && !(perCapita && r.pop[i]! <= 0);
+  const csvCode = ctx.textMemo.csvCode, jsonCode = ctx.textMemo.jsonCode;
   cols.push(
-    { name: 'codes_included', get: (i) => {
-      if (filled(i)) return null;
-      const codes: string[] = [];
-      for (let k = r.codesStart[i]!; k < r.codesStart[i + 1]!; k++) codes.push(catalog.codes[r.codes[k]!]!);
-      return codes.sort().join(',');
-    } },
+    {
+      name: 'codes_included', get: codesOf,
+      csv: (i) => { const c = oneCode(i); return c >= 0 ? (csvCode[c] ??= csvField(catalog.codes[c]!)) : csvField(codesOf(i)); },
+      json: (i) => { const c = oneCode(i); return c >= 0 ? (jsonCode[c] ??= JSON.stringify(catalog.codes[c]!)) : JSON.stringify(codesOf(i)); },
+    },
     plain('aggregate_fallback', (i) => (filled(i) ? null : (r.flags[i]! & ROW_AGGREGATE) !== 0)),
-    { name: 'notes', get: (i) => {
-      const notes: string[] = [];
-      if (r.flags[i]! & ROW_AGGREGATE) notes.push(MONEY_NOTES.aggregate);
-      if (perCapita && r.pop[i]! <= 0) notes.push(MONEY_NOTES.noPopulation);
-      if (r.flags[i]! & ROW_DIRECT_SUPPRESSED) {
-        const ids = res.summary.suppressedRecipes[`${r.year[i]}:${r.cat[i]}`] ?? [];
-        notes.push(`Direct component is unavailable through this basis for this year; recover it via recipe = '${ids.map((x) => catalog.recipes[x]!.recipe_id).join("', '")}' (see /recipes)`);
-      }
-      return notes.join('; ');
-    } },
+    { name: 'notes', get: notesOf, csv: (i) => (noNote(i) ? '' : csvField(notesOf(i))), json: (i) => (noNote(i) ? '""' : JSON.stringify(notesOf(i))) },
   );
   if (params.complete === true) cols.push(plain('value_source', (i) => VALUE_SOURCE[r.valueSource[i] === VS_NONE ? 1 : r.valueSource[i]!]));
   return { names: cols.map((c) => c.name), get: cols.map((c) => c.get), csv: cols.map((c) => c.csv), json: cols.map((c) => c.json), n: r.n };

@@ -34,9 +34,16 @@ export interface MoneyPlan {
   dropNoPopulation: boolean;
   /** Peer comparison: the target; percentile cells and ranks are taken over the other governments. */
   peerTarget: number | null;
+  /**
+   * The caller already knows the total (and needs no summary): stop once the
+   * page is full. The result's total and summary then cover only the rows walked.
+   */
+  stopAtPage: boolean;
 }
 
-export const planDefaults: Pick<MoneyPlan, 'consistent' | 'keepGovs' | 'dropNoPopulation' | 'peerTarget'> = { consistent: false, keepGovs: [], dropNoPopulation: false, peerTarget: null };
+export const planDefaults: Pick<MoneyPlan, 'consistent' | 'keepGovs' | 'dropNoPopulation' | 'peerTarget' | 'stopAtPage'> = {
+  consistent: false, keepGovs: [], dropNoPopulation: false, peerTarget: null, stopAtPage: false,
+};
 
 export interface PeerCell {
   year: number;

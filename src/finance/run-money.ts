@@ -10,7 +10,7 @@ const SPLIT_WORK = 4000;
 
 export async function runMoney(ctx: FinanceCtx, plan: MoneyPlan, signal?: AbortSignal): Promise<MoneyResult> {
   const parts = Math.min(ctx.workers, plan.years.length);
-  const splittable = parts > 1 && plan.govs.length * plan.years.length >= SPLIT_WORK && !plan.consistent && plan.peerTarget === null && !plan.suggest;
+  const splittable = parts > 1 && !plan.stopAtPage && plan.govs.length * plan.years.length >= SPLIT_WORK && !plan.consistent && plan.peerTarget === null && !plan.suggest;
   if (!splittable) return ctx.pool.run('money', plan, signal);
   const blocks: number[][] = Array.from({ length: parts }, () => []);
   plan.years.forEach((y, i) => blocks[Math.floor((i * parts) / plan.years.length)]!.push(y));

@@ -51,7 +51,9 @@ export async function loadFinance(config: Config): Promise<FinanceCtx> {
       const flows = new Set(r.components.map((c) => catalog.classes.get(c.component_code)?.category_type).filter((f) => f !== undefined));
       return flows.size === 1 ? [...flows][0] : undefined;
     }),
-    textMemo: { csvGovName: [], jsonGovName: [] },
+    textMemo: { csvGovName: [], jsonGovName: [], csvCode: [], jsonCode: [] },
+    cohorts: new Map(),
+    counts: new Map(),
     breaks: indexBreaks(catalog),
     longFilesSql: catalog.manifest.partitions.map((p) => mirrorFile({ mirrorUrl: config.mirrorUrl ?? dir }, p.path)).join(', '),
     routes: financeRoutes,

@@ -117,9 +117,11 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
   const peerValues = new Map<string, { year: number; sub: number; cat: number; values: number[]; target: number | null }>();
   let rowsFilled = 0;
 
-  for (let yi = 0; yi < Y; yi++) {
+  const pageEnd = plan.offset + plan.limit;
+  walk: for (let yi = 0; yi < Y; yi++) {
     const year = plan.years[yi]!;
     for (let gi = 0; gi < govs.length; gi++) {
+      if (fast && plan.stopAtPage && total >= pageEnd) break walk;
       const gov = govs[gi]!;
       const g = groupOf[gi * Y + yi]!;
       if (inconsistent.has(gov)) continue;
