@@ -1,6 +1,8 @@
 // Decisions of the school service where its spec says "not shown", kept
 // consistent with the finance service's.
 
+import { HTTP_CACHING } from '../server/docs-text.js';
+
 export const ARRESTS_DECISIONS = [
   { topic: 'envelope', decision: 'The same envelope as the finance service: status, data (always an array), error, meta (version v1), provenance, suggestions (always []). Errors are 400 with the parameter and what is allowed; unknown paths 404.' },
   { topic: 'unknown ids', decision: "A malformed leaid (not 7 digits) is a 400; a well-formed leaid not in the mirror is a 400 Unknown leaid '<id>'. A state without districts in the mirror is a 400 listing the mirror's states. (The reference answered these with an empty 200.)" },
@@ -13,4 +15,5 @@ export const ARRESTS_DECISIONS = [
   { topic: 'draws', decision: '/draws takes model, year and state (required) and race, sex, leaid (optional); it answers parquet_url (the shard on the mirror) and duckdb_sql (which returns exactly the selected draws, ordered) and dataset. Draws are never returned inline.' },
   { topic: 'provenance', decision: 'Estimate answers carry provenance: the summary rule, the mirror (dataset, digest, synthetic, seed) and sql_query, DuckDB SQL that recomputes count_median and the HPD bounds of the answer from the draws.' },
   { topic: 'repeated query keys', decision: 'As on the finance service: a key given twice is a 400; enumerated values are case-insensitive.' },
+  HTTP_CACHING,
 ];

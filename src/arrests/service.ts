@@ -11,6 +11,7 @@ import { arrestsRoutes } from './routes.js';
 import { loadOrBuildSummaries } from './summaries.js';
 import { loadDistricts, loadEnrollment } from './tables.js';
 import { YEARS } from './models.js';
+import { VERSION } from '../version.js';
 
 export async function loadArrests(config: Config, o: { quiet?: boolean; rebuild?: boolean } = {}): Promise<ArrestsCtx> {
   const dir = config.arrestsData;
@@ -33,5 +34,7 @@ export async function loadArrests(config: Config, o: { quiet?: boolean; rebuild?
 }
 
 export function arrestsService(ctx: ArrestsCtx, config: Config): Service<ArrestsCtx> {
-  return { name: 'arrests', routes: ctx.routes, ctx, assets: docsAssets('civicstream school arrests'), accessLog: config.accessLog, cache: config.responseCacheMb > 0 ? new ResponseCache(config.responseCacheMb * 1024 * 1024) : undefined };
+  return { name: 'arrests', routes: ctx.routes, ctx, assets: docsAssets('civicstream school arrests'), accessLog: config.accessLog, cache: config.responseCacheMb > 0 ? new ResponseCache(config.responseCacheMb * 1024 * 1024) : undefined,
+    etagSeed: `${VERSION}|${ctx.manifest.digest}|${ctx.mirrorUrl}`,
+  };
 }

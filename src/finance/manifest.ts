@@ -2,6 +2,7 @@
 // Everything that differs between versions is in SCHEMAS; the loader and the
 // engine read these rules instead of testing version numbers.
 
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { LoadError, readManifestJson } from '../corpus/parquet.js';
 
@@ -24,6 +25,8 @@ export interface Manifest {
   partitions: Partition[];
   metadata: MetadataFile[];
   longColumns: string[];
+  /** sha256 of manifest.json itself: the corpus's identity (it names every file's sha256). */
+  digest: string;
 }
 
 export type TableName =
@@ -50,7 +53,7 @@ export const SCHEMAS: Record<number, SchemaRules> = {
 };
 
 export async function readManifest(dir: string): Promise<Manifest> {
-  const { file, raw } = await readManifestJson(dir, 'is FINANCE_DATA a finance mirror directory?');
+  const { file, text, raw } = await readManifestJson(dir, 'is FINANCE_DATA a finance mirror directory?');
   const schemaVersion = Number(raw.schema_version);
   if (!(schemaVersion in SCHEMAS)) {
     throw new LoadError(file, `schema_version ${JSON.stringify(raw.schema_version)} is not supported (supported: ${Object.keys(SCHEMAS).join(', ')})`);
@@ -78,6 +81,7 @@ export async function readManifest(dir: string): Promise<Manifest> {
     partitions,
     metadata,
     longColumns: Array.isArray(raw.schema?.long_columns) ? raw.schema.long_columns.map(String) : [],
+    digest: createHash('sha256').update(text).digest('hex'),
   };
 }
 

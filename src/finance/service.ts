@@ -18,6 +18,7 @@ import { NO_CODE } from './columns.js';
 import { buildEngineCatalog } from './engine-catalog.js';
 import { mirrorFile } from './sql.js';
 import { financeRoutes } from './routes.js';
+import { VERSION } from '../version.js';
 
 export async function loadFinance(config: Config): Promise<FinanceCtx> {
   const dir = config.financeData;
@@ -63,7 +64,9 @@ export async function loadFinance(config: Config): Promise<FinanceCtx> {
 }
 
 export function financeService(ctx: FinanceCtx, config: Config): Service<FinanceCtx> {
-  return { name: 'finance', routes: ctx.routes, ctx, assets: docsAssets('civicstream finance'), accessLog: config.accessLog, cache: config.responseCacheMb > 0 ? new ResponseCache(config.responseCacheMb * 1024 * 1024) : undefined };
+  return { name: 'finance', routes: ctx.routes, ctx, assets: docsAssets('civicstream finance'), accessLog: config.accessLog, cache: config.responseCacheMb > 0 ? new ResponseCache(config.responseCacheMb * 1024 * 1024) : undefined,
+    etagSeed: `${VERSION}|${ctx.catalog.manifest.digest}|${ctx.mirrorUrl}`,
+  };
 }
 
 function indexBreaks(catalog: Catalog): FinanceCtx['breaks'] {

@@ -9,6 +9,13 @@ export interface Decision {
   decision: string;
 }
 
+/** The HTTP caching rule both services follow (the front end implements it for every route marked cacheable). */
+export const HTTP_CACHING: Decision = {
+  topic: 'HTTP caching',
+  decision:
+    '200 answers of the data routes (every route but /, /health and the documentation routes /examples, /data-dictionary, /llms.txt, /openapi.json and /__docs__/) are a pure function of the URL and the mirror, and carry a strong ETag derived from the manifest digest, the service version, the configured mirror URL and the URL, with Cache-Control: public, max-age=3600. If-None-Match with that tag (or *) is a 304 with no body, before any work. CSV pulls carry one too. Errors and live routes carry none. Access-Control-Expose-Headers lets browser scripts read ETag, X-Total-Count, X-Page, X-Limit and X-Request-Id.',
+};
+
 export interface DictionaryRow {
   section: string;
   name: string;

@@ -4,6 +4,7 @@
 // path registers onAborted first, so a client that disconnects at any moment
 // only flips a flag; nothing is written to a dead response.
 
+import { createHash } from 'node:crypto';
 import type { UWS } from './uws.js';
 import { ApiError, apiError } from './errors.js';
 import { fail, serialize, type Envelope } from './envelope.js';
@@ -27,6 +28,13 @@ export interface Service<Ctx> {
   assets: Map<string, Asset>;
   accessLog: boolean;
   cache?: ResponseCache;
+  /**
+   * What the answers of cacheable routes depend on besides the URL (the
+   * corpus's manifest digest, the code version, the configured mirror URL).
+   * With it, those answers carry an ETag and Cache-Control, and a matching
+   * If-None-Match gets 304 before any work.
+   */
+  etagSeed?: string;
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -40,6 +48,8 @@ const MAX_URL = 8192;
 const COMMON_HEADERS: [string, string][] = [
   ['X-Content-Type-Options', 'nosniff'],
   ['Access-Control-Allow-Origin', '*'],
+  // Without this a browser script on another origin sees none of the paging or validator headers.
+  ['Access-Control-Expose-Headers', 'ETag, X-Total-Count, X-Page, X-Limit, X-Request-Id, X-Cache'],
 ];
 
 interface Compiled<Ctx> {
@@ -65,6 +75,7 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
     const path = req.getUrl();
     const rawQuery = req.getQuery() ?? '';
     const host = req.getHeader('host');
+    const ifNoneMatch = req.getHeader('if-none-match');
     const requestId = `${requestPrefix}-${(++requestCounter).toString(36)}`;
     const controller = new AbortController();
     const state = { aborted: false, streaming: false };
@@ -87,21 +98,25 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
         res.writeHeader('X-Request-Id', requestId);
         res.writeHeader('Content-Type', contentType);
         if (headers) for (const k in headers) res.writeHeader(k, headers[k]!);
-        if (head) res.endWithoutBody(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+        // A 304 repeats no length: it would have to be the 200's, which was never computed.
+        if (status === 304) res.endWithoutBody();
+        else if (head) res.endWithoutBody(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
         else res.end(body);
       });
       log(service, { requestId, method, path, status, started, bytes: typeof body === 'string' ? body.length : body.byteLength });
     };
     let cacheKey: string | null = null;
+    /** ETag and Cache-Control of a cacheable route's 200 answer; sent on nothing else. */
+    let validators: Record<string, string> | undefined;
     const sendEnvelope = (status: number, env: Envelope, headers?: Record<string, string>): void => {
       const body = serialize(env);
       if (status === 200 && cacheKey !== null && headers === undefined) {
         const bytes = Buffer.from(body);
         service.cache!.set(cacheKey, bytes);
-        finish(status, JSON_TYPE, bytes, { 'X-Cache': 'miss' });
+        finish(status, JSON_TYPE, bytes, { 'X-Cache': 'miss', ...validators });
         return;
       }
-      finish(status, JSON_TYPE, body, headers);
+      finish(status, JSON_TYPE, body, status === 200 ? { ...headers, ...validators } : headers);
     };
     const sendError = (err: unknown): void => {
       if (err instanceof ApiError) {
@@ -134,10 +149,15 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
       const match = router.match(path);
       if (match === undefined) throw apiError('E_NOT_FOUND', `No route ${path.length > 200 ? `${path.slice(0, 200)}...` : path}. See /openapi.json for the routes of this service.`);
       const url = rawQuery === '' ? path : `${path}?${rawQuery}`;
+      validators = match.route.spec.cacheable && service.etagSeed !== undefined ? freshness(service.etagSeed, url) : undefined;
+      if (validators !== undefined && ifNoneMatch !== '' && etagMatches(ifNoneMatch, validators.ETag)) {
+        finish(304, JSON_TYPE, '', validators);
+        return;
+      }
       cacheKey = match.route.spec.cacheable && service.cache ? url : null;
       const hit = cacheKey === null ? undefined : service.cache!.get(cacheKey);
       if (hit !== undefined) {
-        finish(200, JSON_TYPE, hit, { 'X-Cache': 'hit' });
+        finish(200, JSON_TYPE, hit, { 'X-Cache': 'hit', ...validators });
         return;
       }
       const params = match.route.validate(parseQueryString(rawQuery), match.values, service.ctx);
@@ -150,8 +170,8 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
 
     function write(reply: Reply): void {
       if (reply.kind === 'envelope') sendEnvelope(reply.status ?? 200, reply.envelope, reply.headers);
-      else if (reply.kind === 'body') finish(reply.status ?? 200, reply.contentType, reply.body, reply.headers);
-      else stream(reply);
+      else if (reply.kind === 'body') finish(reply.status ?? 200, reply.contentType, reply.body, (reply.status ?? 200) === 200 ? { ...reply.headers, ...validators } : reply.headers);
+      else stream((reply.status ?? 200) === 200 && validators ? { ...reply, headers: { ...reply.headers, ...validators } } : reply);
     }
 
     // Chunks go out as the client takes them: when write() reports
@@ -211,6 +231,22 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
     }
   });
   return app;
+}
+
+/**
+ * A strong validator for an answer that is a pure function of the URL and the
+ * seed (the corpus is immutable). Revalidation is cheap, so caches may reuse
+ * an answer for an hour and then ask again with If-None-Match.
+ */
+function freshness(seed: string, url: string): Record<string, string> {
+  const tag = createHash('sha256').update(seed).update('\0').update(url).digest('base64url').slice(0, 27);
+  return { ETag: `"${tag}"`, 'Cache-Control': 'public, max-age=3600' };
+}
+
+/** If-None-Match: "*" or a comma-separated list of entity tags, compared weakly (RFC 9110 13.1.2). */
+function etagMatches(header: string, etag: string): boolean {
+  if (header.trim() === '*') return true;
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
 }
 
 interface LogEntry {
