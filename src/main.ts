@@ -7,7 +7,7 @@ import { readConfig } from './config.js';
 import { LoadError } from './corpus/load-error.js';
 import { loadFinance, financeService } from './finance/service.js';
 import { loadArrests, arrestsService } from './arrests/service.js';
-import { buildApp } from './server/http.js';
+import { buildApp, drain, inFlight } from './server/http.js';
 import { loadUws, type UWS } from './server/uws.js';
 
 async function main(): Promise<void> {
@@ -31,12 +31,19 @@ async function main(): Promise<void> {
     districts: arrests.districts.length, draw_rows: arrests.summaries.build.rows, summaries: arrests.summaries.build,
   });
 
+  // Stop listening, let the answers in flight finish (bounded), then exit 0.
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;
     stopping = true;
     for (const s of sockets) uws.us_listen_socket_close(s);
-    void finance.pool.close().finally(() => process.exit(0));
+    const inFlightAtSignal = inFlight();
+    void drain(config.shutdownGraceMs)
+      .then((how) => {
+        process.stdout.write(`${JSON.stringify({ event: 'shutdown', in_flight_at_signal: inFlightAtSignal, drained: how, unfinished: inFlight() })}\n`);
+        return finance.pool.close();
+      })
+      .finally(() => process.exit(0));
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);

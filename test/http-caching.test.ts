@@ -26,6 +26,7 @@ describe('ETag and If-None-Match', () => {
       const got = await get(GOVS, { headers: { 'if-none-match': inm } });
       expect(got.status, inm).toBe(304);
       expect(got.text).toBe('');
+      expect(got.headers.get('content-length')).toBeNull();
       expect(got.headers.get('etag')).toBe(tag);
     }
     const other = await get(GOVS, { headers: { 'if-none-match': '"nope"' } });

@@ -61,6 +61,26 @@ let requestCounter = 0;
 let streamsOpen = 0;
 /** Responses currently streaming (for /health: a client that leaves must not leave one behind). */
 export const openStreams = (): number => streamsOpen;
+
+let pending = 0;
+let draining = false;
+let onIdle: (() => void) | null = null;
+/** Requests received and not yet answered to the end (or aborted by their client). */
+export const inFlight = (): number => pending;
+
+/**
+ * Graceful shutdown: from now on a request on a kept-alive connection gets a
+ * 503 and a closed connection; the promise settles once every request already
+ * in flight has been answered to its end, or after graceMs, whichever is first.
+ */
+export function drain(graceMs: number): Promise<'idle' | 'timeout'> {
+  draining = true;
+  if (pending === 0) return Promise.resolve('idle');
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => { onIdle = null; resolve('timeout'); }, graceMs);
+    onIdle = () => { clearTimeout(timer); onIdle = null; resolve('idle'); };
+  });
+}
 const requestPrefix = `${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
 
 export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.TemplatedApp {
@@ -78,9 +98,16 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
     const ifNoneMatch = req.getHeader('if-none-match');
     const requestId = `${requestPrefix}-${(++requestCounter).toString(36)}`;
     const controller = new AbortController();
-    const state = { aborted: false, streaming: false };
+    const state = { aborted: false, streaming: false, settled: false };
+    pending++;
+    const settle = (): void => {
+      if (state.settled) return;
+      state.settled = true;
+      if (--pending === 0 && onIdle !== null) onIdle();
+    };
     const streamDone = (): void => {
       if (state.streaming) { state.streaming = false; streamsOpen--; }
+      settle();
     };
     res.onAborted(() => {
       state.aborted = true;
@@ -99,10 +126,12 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
         res.writeHeader('Content-Type', contentType);
         if (headers) for (const k in headers) res.writeHeader(k, headers[k]!);
         // A 304 repeats no length: it would have to be the 200's, which was never computed.
+        // (An explicit undefined length is read by uWS as 2^63, so the call takes no arguments.)
         if (status === 304) res.endWithoutBody();
-        else if (head) res.endWithoutBody(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
-        else res.end(body);
+        else if (head) res.endWithoutBody(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength, draining);
+        else res.end(body, draining);
       });
+      settle();
       log(service, { requestId, method, path, status, started, bytes: typeof body === 'string' ? body.length : body.byteLength });
     };
     let cacheKey: string | null = null;
@@ -128,6 +157,10 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
     };
 
     try {
+      if (draining) {
+        sendEnvelope(503, fail(apiError('E_BUSY', 'The server is shutting down; retry in a moment.')), { 'Retry-After': '1' });
+        return;
+      }
       if (path.length + rawQuery.length > MAX_URL) {
         throw apiError('E_BAD_QUERY', `URL longer than ${MAX_URL} characters.`);
       }

@@ -1,0 +1,102 @@
+// Graceful shutdown: SIGTERM stops listening, answers what is in flight to
+// the end, refuses new work on kept-alive connections, and exits 0.
+
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { startServer } from './helpers/server.js';
+
+const PULL = '/api/v1/spending?type=city&years=2011-2020&format=csv';
+
+/** A GET whose body is not read until resume() (so its answer stays in flight), then read whole. */
+function heldGet(port: number, path: string, agent: http.Agent | false = false): Promise<{ status: number; resume: () => Promise<string> }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port, path, agent }, (res) => {
+      res.pause();
+      resolve({
+        status: res.statusCode ?? 0,
+        resume: () => new Promise((done, fail) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (d) => { text += d; });
+          res.on('end', () => done(text));
+          res.on('error', fail);
+          res.resume();
+        }),
+      });
+    });
+    req.on('error', reject);
+  });
+}
+
+/** N responses held in flight by readers with a 4 KB receive window (so the server really has bytes left to send). */
+async function heldReaders(port: number, path: string, n: number): Promise<{ readAll: () => Promise<{ status: number; rows: number; ends_with_crlf: boolean }[]>; stop: () => void }> {
+  const proc = spawn('python3', [fileURLToPath(new URL('./helpers/held-reader.py', import.meta.url)), '127.0.0.1', String(port), path, String(n)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  proc.stdout!.on('data', (d) => { out += d; });
+  await new Promise<void>((resolve, reject) => {
+    const onData = (): void => { if (out.includes('ready')) { proc.stdout!.off('data', onData); resolve(); } };
+    proc.stdout!.on('data', onData);
+    proc.once('exit', (code) => reject(new Error(`held readers exited ${code}`)));
+  });
+  return {
+    readAll: () => new Promise((resolve, reject) => {
+      proc.stdout!.on('data', () => {
+        const line = out.split('\n').find((l) => l.startsWith('['));
+        if (line) resolve(JSON.parse(line));
+      });
+      proc.once('exit', (code) => reject(new Error(`held readers exited ${code}: ${out}`)));
+      proc.stdin!.write('go\n');
+    }),
+    stop: () => proc.kill(),
+  };
+}
+
+describe('graceful shutdown', () => {
+  it('SIGTERM: in-flight pulls finish whole, new connections are refused, a kept-alive connection gets 503, exit code 0', async () => {
+    const s = await startServer({ WORKERS: '1', SHUTDOWN_GRACE_MS: '20000' });
+    let out = '';
+    s.proc.stdout!.on('data', (d) => { out += d; });
+    const exited = new Promise<number | null>((r) => s.proc.once('exit', (code) => r(code)));
+
+    const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const warm = await heldGet(s.port, '/api/v1/categories?type=spending', keepAlive);
+    expect(warm.status).toBe(200);
+    await warm.resume();
+
+    const held = await heldReaders(s.port, PULL, 3);
+    s.proc.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+
+    // The listening socket is closed: a new connection is refused.
+    await expect(heldGet(s.port, '/api/v1/health')).rejects.toThrow(/ECONNREFUSED/);
+    // A request on a connection opened before the signal is refused politely and the connection closed.
+    const late = await heldGet(s.port, '/api/v1/categories?type=revenue', keepAlive);
+    expect(late.status).toBe(503);
+    expect(JSON.parse(await late.resume()).error).toMatch(/shutting down/);
+    expect(s.proc.exitCode).toBeNull();
+
+    // The held pulls are still answered to their last row.
+    const got = await held.readAll();
+    expect(got).toEqual([1, 2, 3].map(() => ({ status: 200, rows: 50_000, ends_with_crlf: true })));
+    expect(await exited).toBe(0);
+    const line = JSON.parse(out.split('\n').find((l) => l.includes('"event":"shutdown"'))!);
+    expect(line).toMatchObject({ in_flight_at_signal: 3, drained: 'idle', unfinished: 0 });
+    keepAlive.destroy();
+  });
+
+  it('the wait is bounded: a reader that never reads does not hold the process past SHUTDOWN_GRACE_MS', async () => {
+    const s = await startServer({ WORKERS: '1', SHUTDOWN_GRACE_MS: '500' });
+    let out = '';
+    s.proc.stdout!.on('data', (d) => { out += d; });
+    const exited = new Promise<number | null>((r) => s.proc.once('exit', (code) => r(code)));
+    const stuck = await heldReaders(s.port, PULL, 1);
+    const t0 = performance.now();
+    s.proc.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(performance.now() - t0).toBeLessThan(10_000);
+    expect(JSON.parse(out.split('\n').find((l) => l.includes('"event":"shutdown"'))!)).toMatchObject({ in_flight_at_signal: 1, drained: 'timeout', unfinished: 1 });
+    stuck.stop();
+  });
+});
