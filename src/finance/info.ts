@@ -51,6 +51,7 @@ export function health(req: RouteRequest<FinanceCtx>): Reply {
     workers: ctx.workers,
     memory: { rss_bytes: process.memoryUsage.rss(), heap_used_bytes: process.memoryUsage().heapUsed },
     open_streams: openStreams(),
+    pool_jobs: ctx.pool.load,
     uptime_s: Math.round((Date.now() - ctx.startedAt) / 1000),
   }]));
 }

@@ -27,7 +27,7 @@ export async function loadFinance(config: Config): Promise<FinanceCtx> {
   const columns = (await readLoadCache(catalog)) ?? (await loadColumns(catalog, config.workers));
   const stats = statsOf(columns, performance.now() - t0);
   const engine = buildEngineCatalog(catalog);
-  const pool = new Pool({ workers: config.workers, workerData: { finance: columns, financeCatalog: engine } });
+  const pool = new Pool({ workers: config.workers, maxQueue: config.poolQueue, workerData: { finance: columns, financeCatalog: engine } });
   await pool.warm();
   const spans = await pool.run('codeYears', { nCodes: catalog.codes.length });
   const balanceWindows: Record<string, [number, number]> = {};

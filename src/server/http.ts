@@ -148,8 +148,10 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
       finish(status, JSON_TYPE, body, status === 200 ? { ...headers, ...validators } : headers);
     };
     const sendError = (err: unknown): void => {
+      // The client left and its job was cancelled: nothing to answer, nothing to report.
+      if (state.aborted) return;
       if (err instanceof ApiError) {
-        sendEnvelope(err.status, fail(err), err.status === 405 ? { Allow: 'GET, HEAD, OPTIONS' } : undefined);
+        sendEnvelope(err.status, fail(err), err.status === 405 ? { Allow: 'GET, HEAD, OPTIONS' } : err.status === 503 ? { 'Retry-After': '1' } : undefined);
         return;
       }
       console.error(JSON.stringify({ level: 'error', requestId, path, error: err instanceof Error ? err.stack : String(err) }));

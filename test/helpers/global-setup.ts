@@ -7,7 +7,8 @@ import { startServer, type Running } from './server.js';
 let server: Running | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
-  server = await startServer();
+  // Every test file shares this server at once; its queue bound is tested on a server of its own (overload.test.ts).
+  server = await startServer({ POOL_QUEUE: '10000' });
   project.provide('financeUrl', server.url);
   project.provide('arrestsUrl', server.arrestsUrl);
 }
