@@ -36,5 +36,6 @@ export async function loadArrests(config: Config, o: { quiet?: boolean; rebuild?
 export function arrestsService(ctx: ArrestsCtx, config: Config): Service<ArrestsCtx> {
   return { name: 'arrests', routes: ctx.routes, ctx, assets: docsAssets('civicstream school arrests'), accessLog: config.accessLog, cache: config.responseCacheMb > 0 ? new ResponseCache(config.responseCacheMb * 1024 * 1024) : undefined,
     etagSeed: `${VERSION}|${ctx.manifest.digest}|${ctx.mirrorUrl}`,
+    timeoutMs: config.requestTimeoutMs,
   };
 }

@@ -66,6 +66,7 @@ export async function loadFinance(config: Config): Promise<FinanceCtx> {
 export function financeService(ctx: FinanceCtx, config: Config): Service<FinanceCtx> {
   return { name: 'finance', routes: ctx.routes, ctx, assets: docsAssets('civicstream finance'), accessLog: config.accessLog, cache: config.responseCacheMb > 0 ? new ResponseCache(config.responseCacheMb * 1024 * 1024) : undefined,
     etagSeed: `${VERSION}|${ctx.catalog.manifest.digest}|${ctx.mirrorUrl}`,
+    timeoutMs: config.requestTimeoutMs,
   };
 }
 

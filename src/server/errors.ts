@@ -24,6 +24,7 @@ export const ERROR_CATALOG = {
   E_YEAR_EMPTY_RANGE: { status: 400, summary: 'A range of years holding no published year.' },
   E_CONFLICT: { status: 400, summary: 'Parameters that cannot be used together.' },
   E_BUSY: { status: 503, summary: 'The server is at capacity; retry after the Retry-After seconds.' },
+  E_TIMEOUT: { status: 504, summary: 'The request exceeded its time budget (REQUEST_TIMEOUT_MS) and its job was cancelled.' },
   E_INTERNAL: { status: 500, summary: 'An unexpected fault; the request id is logged.' },
 } as const satisfies Record<string, ErrorEntry>;
 

@@ -35,6 +35,8 @@ export interface Service<Ctx> {
    * If-None-Match gets 304 before any work.
    */
   etagSeed?: string;
+  /** Time budget of a request until its answer starts; past it a 504 envelope, and the job is cancelled. */
+  timeoutMs?: number;
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -98,7 +100,8 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
     const ifNoneMatch = req.getHeader('if-none-match');
     const requestId = `${requestPrefix}-${(++requestCounter).toString(36)}`;
     const controller = new AbortController();
-    const state = { aborted: false, streaming: false, settled: false };
+    const state = { aborted: false, streaming: false, settled: false, answered: false };
+    let budget: ReturnType<typeof setTimeout> | undefined;
     pending++;
     const settle = (): void => {
       if (state.settled) return;
@@ -118,7 +121,9 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
 
     const head = method === 'head';
     const finish = (status: number, contentType: string, body: string | Uint8Array, headers?: Record<string, string>): void => {
-      if (state.aborted) return;
+      if (state.aborted || state.answered) return;
+      state.answered = true;
+      clearTimeout(budget);
       res.cork(() => {
         res.writeStatus(STATUS_TEXT[status] ?? `${status} Unknown`);
         for (const [k, v] of COMMON_HEADERS) res.writeHeader(k, v);
@@ -148,8 +153,8 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
       finish(status, JSON_TYPE, body, status === 200 ? { ...headers, ...validators } : headers);
     };
     const sendError = (err: unknown): void => {
-      // The client left and its job was cancelled: nothing to answer, nothing to report.
-      if (state.aborted) return;
+      // The client left, or the time budget answered already, and the job was cancelled: nothing to answer or report.
+      if (state.aborted || state.answered) return;
       if (err instanceof ApiError) {
         sendEnvelope(err.status, fail(err), err.status === 405 ? { Allow: 'GET, HEAD, OPTIONS' } : err.status === 503 ? { 'Retry-After': '1' } : undefined);
         return;
@@ -196,6 +201,13 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
         return;
       }
       const params = match.route.validate(parseQueryString(rawQuery), match.values, service.ctx);
+      if (service.timeoutMs !== undefined) {
+        const ms = service.timeoutMs;
+        budget = setTimeout(() => {
+          sendEnvelope(504, fail(apiError('E_TIMEOUT', `The request took longer than ${ms} ms and was cancelled; ask for less at once (fewer years or governments, a smaller limit) or page through it.`)));
+          controller.abort();
+        }, ms);
+      }
       const result = match.route.spec.handle({ params, ctx: service.ctx, host, url, signal: controller.signal });
       if (result instanceof Promise) result.then(write, sendError);
       else write(result);
@@ -214,7 +226,9 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
     // holds one chunk in flight, never the whole body. An abort just stops
     // the pump; the generator and its columns are then garbage.
     function stream(reply: Extract<Reply, { kind: 'stream' }>): void {
-      if (state.aborted) return;
+      if (state.aborted || state.answered) return;
+      state.answered = true;
+      clearTimeout(budget);
       const status = reply.status ?? 200;
       let bytes = 0;
       let ended = false;

@@ -67,6 +67,7 @@ export function openapiDocument<Ctx>(info: ApiInfo, routes: readonly RouteSpec<C
           '400': { $ref: '#/components/responses/BadRequest' },
           '404': { $ref: '#/components/responses/NotFound' },
           '503': { $ref: '#/components/responses/Busy' },
+          '504': { $ref: '#/components/responses/Timeout' },
           '500': { $ref: '#/components/responses/Internal' },
         },
       },
@@ -111,7 +112,8 @@ export function openapiDocument<Ctx>(info: ApiInfo, routes: readonly RouteSpec<C
       responses: {
         BadRequest: errorResponse('A bad parameter: the message names it and what is allowed.'),
         NotFound: errorResponse('No route at this path.'),
-        Busy: errorResponse('At capacity; retry after Retry-After seconds.'),
+        Busy: errorResponse('At capacity or shutting down; retry after Retry-After seconds.'),
+        Timeout: errorResponse('Past the time budget (REQUEST_TIMEOUT_MS); the job was cancelled.'),
         Internal: errorResponse('An unexpected fault, logged with the request id.'),
       },
     },
