@@ -11,6 +11,7 @@ import * as codeYearsJob from './finance/code-years.js';
 import * as govYears from './finance/government-years.js';
 import { money as moneyJob } from './finance/money.js';
 import * as peersJob from './finance/peers.js';
+import { fault as faultJob, type FaultArgs } from './fault.js';
 
 interface WorkerData {
   finance?: FinanceColumns;
@@ -36,6 +37,7 @@ export interface Jobs {
   money: [MoneyPlan, MoneyResult];
   codeYears: [{ nCodes: number }, codeYearsJob.CodeYearsResult];
   peers: [peersJob.PeersArgs, peersJob.PeersResult];
+  fault: [FaultArgs, never];
 }
 export type JobName = keyof Jobs;
 export type JobArgs<N extends JobName> = Jobs[N][0];
@@ -46,3 +48,4 @@ export const governmentYears = (a: JobArgs<'governmentYears'>): JobResult<'gover
 export const money = (plan: MoneyPlan): MoneyResult => moneyJob(needFinance(), needCatalog(), plan);
 export const codeYears = (a: JobArgs<'codeYears'>): JobResult<'codeYears'> => codeYearsJob.codeYears(needFinance(), a);
 export const peers = (a: JobArgs<'peers'>): JobResult<'peers'> => peersJob.peers(needFinance(), needCatalog(), a);
+export const fault = (a: JobArgs<'fault'>): never => faultJob(a);

@@ -18,6 +18,7 @@ import { NO_CODE } from './columns.js';
 import { buildEngineCatalog } from './engine-catalog.js';
 import { mirrorFile } from './sql.js';
 import { financeRoutes } from './routes.js';
+import { withFaultHook } from './fault-route.js';
 import { VERSION } from '../version.js';
 
 export async function loadFinance(config: Config): Promise<FinanceCtx> {
@@ -57,7 +58,7 @@ export async function loadFinance(config: Config): Promise<FinanceCtx> {
     counts: new Map(),
     breaks: indexBreaks(catalog),
     longFilesSql: catalog.manifest.partitions.map((p) => mirrorFile({ mirrorUrl: config.mirrorUrl ?? dir }, p.path)).join(', '),
-    routes: financeRoutes,
+    routes: withFaultHook(financeRoutes, process.env),
     startedAt: Date.now(),
     workers: config.workers,
   };
