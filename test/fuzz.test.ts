@@ -1,0 +1,122 @@
+// Fuzzing both services from their own route tables (as /openapi.json
+// publishes them): random keys, declared and unknown; values from the
+// declared enums, examples, junk, huge and empty strings, bad percent-encoding
+// and invalid UTF-8; repeated keys; path junk. Every answer must be a
+// well-formed envelope (or the CSV or document the route produces), never a
+// 5xx, never a hang; the server stays up. The seed is printed to replay a run.
+
+import http from 'node:http';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { arrestsUrl, financeUrl } from './helpers/http.js';
+
+const REQUESTS = 20_000;
+const CONCURRENCY = 24;
+
+interface Op { path: string; params: { name: string; in: string; enum?: string[] }[] }
+
+async function opsOf(base: string): Promise<Op[]> {
+  const doc = (await (await fetch(`${base}/openapi.json`)).json()) as any;
+  return Object.entries(doc.paths).map(([path, v]: [string, any]) => ({
+    path,
+    params: (v.get.parameters ?? []).map((p: any) => ({ name: p.name, in: p.in, enum: p.schema?.enum ?? p.schema?.items?.enum })),
+  }));
+}
+
+const enc = (s: string): string => encodeURIComponent(s);
+const SAMPLE_VALUES = ['062037161174', '231005166151', '1000047', 'CA', 'TX', 'city', 'county', 'Police', 'All Categories', '2011', '2011-2020', '2019,2020', '21-22', '17-18', '80', '95', 'true', 'false', 'csv', 'json', 'real', '1000', '0', '-1', '50001'];
+const JUNK_RAW = ['%', '%zz', '%C3%28', '%FF%FE', '%00', '%E2%82', '%ED%A0%80', '+', '%2B', '%26', '%3D', '..%2F..%2Fetc%2Fpasswd', '%0D%0AX-Injected:%201'];
+
+const value = (enums: string[] | undefined): fc.Arbitrary<string> =>
+  fc.oneof(
+    { arbitrary: enums && enums.length ? fc.constantFrom(...enums).map(enc) : fc.constantFrom(...SAMPLE_VALUES).map(enc), weight: 4 },
+    { arbitrary: fc.constantFrom(...SAMPLE_VALUES).map(enc), weight: 2 },
+    { arbitrary: fc.string({ maxLength: 40 }).map(enc), weight: 2 },
+    { arbitrary: fc.string({ unit: 'binary', maxLength: 20 }).map(enc), weight: 1 },
+    { arbitrary: fc.constantFrom(...JUNK_RAW), weight: 2 },
+    { arbitrary: fc.constant(''), weight: 1 },
+    { arbitrary: fc.integer({ min: 100, max: 9000 }).map((n) => 'x'.repeat(n)), weight: 1 },
+    { arbitrary: fc.array(fc.constantFrom(...SAMPLE_VALUES), { minLength: 2, maxLength: 6 }).map((a) => a.map(enc).join(',')), weight: 1 },
+  );
+
+function requestArb(ops: Op[]): fc.Arbitrary<string> {
+  return fc.constantFrom(...ops).chain((op) => {
+    const query = op.params.filter((p) => p.in === 'query');
+    const pathParams = op.params.filter((p) => p.in === 'path');
+    const pathArb = pathParams.reduce<fc.Arbitrary<string>>(
+      (acc, p) => fc.tuple(acc, value(p.enum)).map(([path, v]) => path.replace(`{${p.name}}`, v === '' ? 'x' : v)),
+      fc.constant(op.path),
+    );
+    const pair = fc.oneof(
+      { arbitrary: query.length ? fc.constantFrom(...query).chain((p) => value(p.enum).map((v) => `${p.name}=${v}`)) : fc.constant('x=1'), weight: 6 },
+      { arbitrary: fc.string({ maxLength: 12 }).map((k) => `${enc(k)}=1`), weight: 1 },
+      { arbitrary: fc.constantFrom(...JUNK_RAW), weight: 1 },
+    );
+    const junkPath = fc.constantFrom('', '/', '//', '/..', '/%2e%2e/%2e%2e/etc/passwd', '/.%2F', '/x'.repeat(50));
+    return fc.tuple(pathArb, fc.array(pair, { maxLength: 7 }), fc.boolean(), fc.oneof({ arbitrary: fc.constant(''), weight: 9 }, { arbitrary: junkPath, weight: 1 }))
+      .map(([path, pairs, repeat, tail]) => {
+        const all = repeat && pairs.length ? [...pairs, pairs[0]!] : pairs;
+        return `${path}${tail}${all.length ? `?${all.join('&')}` : ''}`;
+      });
+  });
+}
+
+function send(base: string, path: string): Promise<{ status: number; type: string; body: string }> {
+  const u = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: u.hostname, port: u.port, path, method: 'GET', agent: keepAlive }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (d: Buffer) => chunks.push(d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.setTimeout(30_000, () => req.destroy(new Error(`no answer in 30 s: ${path}`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+const keepAlive = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+
+function check(path: string, r: { status: number; type: string; body: string }): string | null {
+  if (r.status >= 500) return `${r.status}`;
+  if (r.type.startsWith('application/json')) {
+    let b: any;
+    try { b = JSON.parse(r.body); } catch { return 'JSON that does not parse'; }
+    if (path.includes('openapi.json') && r.status === 200) return b.openapi ? null : 'openapi document without openapi';
+    const keys = Object.keys(b).sort().join(',');
+    if (keys !== 'data,error,meta,provenance,status,suggestions') return `envelope keys ${keys}`;
+    if (r.status === 200 ? b.status !== 'success' || !Array.isArray(b.data) : b.status !== 'error' || typeof b.error !== 'string' || b.error === '') return 'envelope status/data/error';
+    return null;
+  }
+  if (r.type.startsWith('text/csv')) return r.status === 200 && /format=csv/i.test(path) ? null : 'CSV not asked for';
+  if (/^text\/(plain|markdown|html)/.test(r.type) || r.type.startsWith('application/javascript') || r.type.startsWith('text/css')) return r.status === 200 ? null : `document with status ${r.status}`;
+  return `content-type ${r.type}`;
+}
+
+describe('fuzzing from the route tables', () => {
+  it(`${REQUESTS.toLocaleString('en-US')} generated requests over every route of both services: no 5xx, no hang, only envelopes (or what the route produces)`, async () => {
+    const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
+    const services = [{ base: financeUrl(), ops: await opsOf(financeUrl()) }, { base: arrestsUrl(), ops: await opsOf(arrestsUrl()) }];
+    const arb = fc.oneof(...services.map((s) => requestArb(s.ops).map((path) => ({ base: s.base, path }))));
+    const cases = fc.sample(arb, { numRuns: REQUESTS, seed });
+    const statuses = new Map<number, number>();
+    const failures: string[] = [];
+    let next = 0;
+    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+      while (next < cases.length) {
+        const c = cases[next++]!;
+        const r = await send(c.base, c.path).catch((e: Error) => ({ status: -1, type: '', body: e.message }));
+        statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+        const bad = r.status === -1 ? `no answer: ${r.body}` : check(c.path, r);
+        if (bad !== null && failures.length < 20) failures.push(`${bad}: ${c.base}${c.path.slice(0, 300)}`);
+      }
+    }));
+    keepAlive.destroy();
+    const fiveXX = [...statuses].filter(([s]) => s >= 500).reduce((n, [, k]) => n + k, 0);
+    console.log(`fuzz: ${cases.length} requests (seed ${seed}), ${fiveXX} 5xx; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`);
+    expect(failures, `replay with FUZZ_SEED=${seed}`).toEqual([]);
+    expect(cases.length).toBe(REQUESTS);
+    expect((await fetch(`${financeUrl()}/api/v1/health`)).status).toBe(200);
+    expect((await fetch(`${arrestsUrl()}/api/v1/health`)).status).toBe(200);
+  }, 300_000);
+});
