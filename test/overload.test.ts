@@ -3,7 +3,7 @@
 // answers normally right after.
 
 import { describe, expect, it } from 'vitest';
-import { expectErrorEnvelope, type Got } from './helpers/http.js';
+import { expectErrorEnvelope, get } from './helpers/http.js';
 import { startServer } from './helpers/server.js';
 
 const HEAVY = '/api/v1/spending?type=city&years=2011-2020&limit=1000&page=';
@@ -12,11 +12,7 @@ describe('overload', () => {
   it('a burst of 150 fleet requests against 1 worker and a queue of 4: only 200s and 503s, then normal service', async () => {
     const s = await startServer({ WORKERS: '1', POOL_QUEUE: '4', RESPONSE_CACHE_MB: '0' });
     try {
-      const fetchGot = async (p: string): Promise<Got> => {
-        const res = await fetch(`${s.url}${p}`);
-        const text = await res.text();
-        return { status: res.status, headers: res.headers, text, body: JSON.parse(text) };
-      };
+      const fetchGot = (p: string) => get(p, undefined, s.url);
       const t0 = performance.now();
       const burst = await Promise.all(Array.from({ length: 150 }, (_, i) => fetchGot(`${HEAVY}${i % 20}`)));
       const ms = performance.now() - t0;

@@ -4,7 +4,7 @@
 // the fault cannot be enabled in production.
 
 import { describe, expect, it } from 'vitest';
-import { expectErrorEnvelope, financeUrl, type Got } from './helpers/http.js';
+import { expectErrorEnvelope, financeUrl, get } from './helpers/http.js';
 import { runToExit, startServer } from './helpers/server.js';
 
 describe('worker faults', () => {
@@ -12,11 +12,7 @@ describe('worker faults', () => {
     const s = await startServer({ WORKERS: '1', CIVICSTREAM_FAULTS: '1', RESPONSE_CACHE_MB: '0' });
     let stderr = '';
     s.proc.stderr!.on('data', (d) => { stderr += d; });
-    const got = async (p: string): Promise<Got> => {
-      const res = await fetch(`${s.url}${p}`);
-      const text = await res.text();
-      return { status: res.status, headers: res.headers, text, body: JSON.parse(text) };
-    };
+    const got = (p: string) => get(p, undefined, s.url);
     try {
       for (const kind of ['throw', 'exit']) {
         const fault = await got(`/__faults__/worker?kind=${kind}`);
