@@ -3,7 +3,7 @@
 // route table and the catalog.
 
 import { ok } from '../server/envelope.js';
-import { openStreams } from '../server/http.js';
+import { inFlight, openStreams } from '../server/http.js';
 import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
 import type { FinanceCtx } from './context.js';
 import { ATTRIBUTION } from './docs.js';
@@ -52,6 +52,7 @@ export function health(req: RouteRequest<FinanceCtx>): Reply {
     memory: { rss_bytes: process.memoryUsage.rss(), heap_used_bytes: process.memoryUsage().heapUsed },
     open_streams: openStreams(),
     pool_jobs: ctx.pool.load,
+    requests_in_flight: inFlight(),
     uptime_s: Math.round((Date.now() - ctx.startedAt) / 1000),
   }]));
 }
