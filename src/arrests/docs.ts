@@ -1,7 +1,7 @@
 // Decisions of the school service where its spec says "not shown", kept
 // consistent with the finance service's.
 
-import { HTTP_CACHING } from '../server/docs-text.js';
+import { HTTP_CACHING, REQUEST_LIMITS } from '../server/docs-text.js';
 
 export const ARRESTS_DECISIONS = [
   { topic: 'envelope', decision: 'The same envelope as the finance service: status, data (always an array), error, meta (version v1), provenance, suggestions (always []). Errors are 400 with the parameter and what is allowed; unknown paths 404.' },
@@ -16,4 +16,5 @@ export const ARRESTS_DECISIONS = [
   { topic: 'provenance', decision: 'Estimate answers carry provenance: the summary rule, the mirror (dataset, digest, synthetic, seed) and sql_query, DuckDB SQL that recomputes count_median and the HPD bounds of the answer from the draws.' },
   { topic: 'repeated query keys', decision: 'As on the finance service: a key given twice is a 400; enumerated values are case-insensitive.' },
   HTTP_CACHING,
+  REQUEST_LIMITS,
 ];

@@ -2,7 +2,7 @@
 // the decisions taken where the spec says "not shown", and the corpus-wide
 // caveats read from the corpus's series_breaks table.
 
-import { HTTP_CACHING, type DictionaryRow, type ServiceDocs } from '../server/docs-text.js';
+import { HTTP_CACHING, REQUEST_LIMITS, type DictionaryRow, type ServiceDocs } from '../server/docs-text.js';
 import type { Catalog } from './catalog.js';
 
 export const ATTRIBUTION =
@@ -56,6 +56,7 @@ export const DECISIONS = [
   { topic: 'peer comparison', decision: 'Always per capita (per_capita is not a parameter), against the default cohort (10 peers). Rows per year: the target, then the peers by id; then summary_p25, summary_p50 and summary_p75 for each (year, subtype, category) cell, type-7 quantiles of the peers\' per-capita dollars, with gov_name Peer P25 / Peer median / Peer P75, no canonical_govid and a non-additivity warning in notes. Target rows carry target_rank (1 = highest per-capita dollars among target and peers in the cell) and ranked_of; summary rows carry ranked_of = peers in the cell.' },
   { topic: 'methods and CORS', decision: 'Only GET and HEAD are served (OPTIONS answers CORS preflight); anything else is 405. Access-Control-Allow-Origin is *.' },
   HTTP_CACHING,
+  REQUEST_LIMITS,
 ];
 
 /** Corpus-wide caveats: the series breaks whose code is the literal ALL. */

@@ -16,6 +16,13 @@ export const HTTP_CACHING: Decision = {
     '200 answers of the data routes (every route but /, /health and the documentation routes /examples, /data-dictionary, /llms.txt, /openapi.json and /__docs__/) are a pure function of the URL and the mirror, and carry a strong ETag derived from the manifest digest, the service version, the configured mirror URL and the URL, with Cache-Control: public, max-age=3600. If-None-Match with that tag (or *) is a 304 with no body, before any work. CSV pulls carry one too. Errors and live routes carry none. Access-Control-Expose-Headers lets browser scripts read ETag, X-Total-Count, X-Page, X-Limit and X-Request-Id.',
 };
 
+/** Limits on a request, the same on both services (enforced in the front end). */
+export const REQUEST_LIMITS: Decision = {
+  topic: 'request limits',
+  decision:
+    'A URL over 8,192 characters is a 414; more than 64 query keys a 400; request headers over 16,384 bytes in all a 431; each an error envelope. A body sent with a GET is read and ignored (the next request on the connection is unaffected). Past WORKERS + POOL_QUEUE jobs a request is a 503 with Retry-After: 1; past REQUEST_TIMEOUT_MS before its answer starts, a 504 and its job is cancelled.',
+};
+
 export interface DictionaryRow {
   section: string;
   name: string;

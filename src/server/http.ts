@@ -41,12 +41,13 @@ export interface Service<Ctx> {
 
 const STATUS_TEXT: Record<number, string> = {
   200: '200 OK', 204: '204 No Content', 304: '304 Not Modified', 400: '400 Bad Request', 404: '404 Not Found',
-  405: '405 Method Not Allowed', 414: '414 URI Too Long', 500: '500 Internal Server Error', 503: '503 Service Unavailable',
+  405: '405 Method Not Allowed', 414: '414 URI Too Long', 431: '431 Request Header Fields Too Large', 500: '500 Internal Server Error', 503: '503 Service Unavailable',
   504: '504 Gateway Timeout',
 };
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const MAX_URL = 8192;
+const MAX_HEADER_BYTES = 16_384;
 const COMMON_HEADERS: [string, string][] = [
   ['X-Content-Type-Options', 'nosniff'],
   ['Access-Control-Allow-Origin', '*'],
@@ -98,6 +99,9 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
     const rawQuery = req.getQuery() ?? '';
     const host = req.getHeader('host');
     const ifNoneMatch = req.getHeader('if-none-match');
+    // uWS accepts very large headers; ours is a GET-only API, so anything past 16 KB in all is refused.
+    let headerBytes = 0;
+    req.forEach((k, v) => { headerBytes += k.length + v.length + 4; });
     const requestId = `${requestPrefix}-${(++requestCounter).toString(36)}`;
     const controller = new AbortController();
     const state = { aborted: false, streaming: false, settled: false, answered: false };
@@ -169,7 +173,10 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
         return;
       }
       if (path.length + rawQuery.length > MAX_URL) {
-        throw apiError('E_BAD_QUERY', `URL longer than ${MAX_URL} characters.`);
+        throw apiError('E_URI_TOO_LONG', `URL longer than ${MAX_URL} characters.`);
+      }
+      if (headerBytes > MAX_HEADER_BYTES) {
+        throw apiError('E_HEADERS_TOO_LARGE', `Request headers of ${headerBytes} bytes; at most ${MAX_HEADER_BYTES} are accepted.`);
       }
       if (method === 'options') {
         finish(204, 'text/plain; charset=utf-8', '', {
