@@ -165,6 +165,32 @@ describe('start-up refuses a faulty school mirror', () => {
     expect(r.stderr).toContain('LEA_STATE=RI/part-0.parquet: sha256 does not match');
   });
 
+  it('a truncated shard that the manifest gives no sha256 for: the parquet reader refuses it, naming the file', async () => {
+    const dir = arrestsMirror();
+    const mf = path.join(dir, 'manifest.json');
+    const m = JSON.parse(readFileSync(mf, 'utf8'));
+    for (const e of m.shards) if (e.path === shard) delete e.sha256;
+    writeFileSync(mf, JSON.stringify(m));
+    const f = path.join(dir, shard);
+    writeFileSync(f, readFileSync(f).subarray(0, 4000));
+    const r = await runToExit({ ARRESTS_DATA: dir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/refusing to start: .*LEA_STATE=RI\/part-0\.parquet: not a readable parquet file/);
+  });
+
+  it('a manifest that does not parse, and a missing shard', async () => {
+    const bad = arrestsMirror();
+    writeFileSync(path.join(bad, 'manifest.json'), '{"dataset": "x", ');
+    const r1 = await runToExit({ ARRESTS_DATA: bad });
+    expect(r1.code).toBe(1);
+    expect(r1.stderr).toMatch(/manifest\.json: does not parse as JSON/);
+    const missing = arrestsMirror();
+    rmSync(path.join(missing, shard));
+    const r2 = await runToExit({ ARRESTS_DATA: missing });
+    expect(r2.code).toBe(1);
+    expect(r2.stderr).toMatch(/LEA_STATE=RI\/part-0\.parquet: file is missing/);
+  });
+
   it('a missing district table', async () => {
     const dir = arrestsMirror();
     rmSync(path.join(dir, 'districts.parquet'));
