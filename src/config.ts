@@ -21,6 +21,8 @@ export interface Config {
   shutdownGraceMs: number;
   poolQueue: number;
   requestTimeoutMs: number;
+  /** The worker-fault test hook (CIVICSTREAM_FAULTS=1); not a user setting, so not in CONFIG_VARS. */
+  testFaults: boolean;
 }
 
 export interface ConfigVar {
@@ -56,6 +58,12 @@ function int(env: NodeJS.ProcessEnv, name: string, dflt: number, min: number, ma
 const dataDir = (raw: string | undefined, dflt: string): string =>
   raw === undefined || raw === '' ? path.join(PROJECT_ROOT, dflt) : path.resolve(raw);
 
+function testFaults(env: NodeJS.ProcessEnv): boolean {
+  if (env.CIVICSTREAM_FAULTS !== '1') return false;
+  if (env.NODE_ENV === 'production') throw new Error('CIVICSTREAM_FAULTS=1 is a test hook and cannot be enabled with NODE_ENV=production.');
+  return true;
+}
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     financePort: int(env, 'FINANCE_PORT', 8080, 0, 65535),
@@ -71,5 +79,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     poolQueue: int(env, 'POOL_QUEUE', 64, 0, 100_000),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1, 3_600_000),
+    testFaults: testFaults(env),
   };
 }

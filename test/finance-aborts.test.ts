@@ -3,9 +3,8 @@
 // middle of CSV streams; afterwards nothing is left open and memory is back
 // near its baseline. Own server, so the figures are its own.
 
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { get } from './helpers/http.js';
+import { dropAfter, get } from './helpers/http.js';
 import { startServer, type Running } from './helpers/server.js';
 
 const STORM = 1000;
@@ -24,16 +23,6 @@ let s: Running;
 const health = async () => (await get('/api/v1/health', undefined, s.url)).body.data[0];
 beforeAll(async () => { s = await startServer({ WORKERS: '2', RESPONSE_CACHE_MB: '0' }); });
 afterAll(async () => { await s?.stop(); });
-
-function dropAfter(port: number, path: string, delayMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    const sock = net.connect(port, '127.0.0.1', () => {
-      sock.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
-      setTimeout(() => { sock.destroy(); resolve(); }, delayMs);
-    });
-    sock.on('error', () => resolve());
-  });
-}
 
 async function storm(n: number): Promise<void> {
   for (let round = 0; round < n / 100; round++) {

@@ -2,11 +2,10 @@
 // bounded while clients dawdle, other clients are served, and a client that
 // leaves frees its stream at once. Own server, so the figures are its own.
 
-import net from 'node:net';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { get } from './helpers/http.js';
+import { dropAfter, get } from './helpers/http.js';
 import { startServer, type Running } from './helpers/server.js';
 
 const PULL = '/api/v1/spending?type=city&years=2011-2020&format=csv';
@@ -59,13 +58,7 @@ describe('CSV backpressure', () => {
 
   it('a client that disconnects at every point of a pull leaves no stream behind', async () => {
     const cuts = [0, 1, 5, 20, 80];
-    await Promise.all(Array.from({ length: 50 }, (_, i) => new Promise<void>((resolve) => {
-      const sock = net.connect(s.port, '127.0.0.1', () => {
-        sock.write(`GET ${PULL} HTTP/1.1\r\nHost: x\r\n\r\n`);
-        setTimeout(() => { sock.destroy(); resolve(); }, cuts[i % cuts.length]);
-      });
-      sock.on('error', () => resolve());
-    })));
+    await Promise.all(Array.from({ length: 50 }, (_, i) => dropAfter(s.port, PULL, cuts[i % cuts.length]!)));
     let h = await health();
     for (let i = 0; i < 50 && h.open_streams > 0; i++) {
       await new Promise((r) => setTimeout(r, 100));

@@ -10,12 +10,13 @@ import { startServer } from './helpers/server.js';
 const PULL = '/api/v1/spending?type=city&years=2011-2020&format=csv';
 
 /** A GET whose body is not read until resume() (so its answer stays in flight), then read whole. */
-function heldGet(port: number, path: string, agent: http.Agent | false = false): Promise<{ status: number; resume: () => Promise<string> }> {
+function heldGet(port: number, path: string, agent: http.Agent | false = false): Promise<{ status: number; retryAfter: string | undefined; resume: () => Promise<string> }> {
   return new Promise((resolve, reject) => {
     const req = http.get({ host: '127.0.0.1', port, path, agent }, (res) => {
       res.pause();
       resolve({
         status: res.statusCode ?? 0,
+        retryAfter: res.headers['retry-after'] as string | undefined,
         resume: () => new Promise((done, fail) => {
           let text = '';
           res.setEncoding('utf8');
@@ -74,6 +75,7 @@ describe('graceful shutdown', () => {
     // A request on a connection opened before the signal is refused politely and the connection closed.
     const late = await heldGet(s.port, '/api/v1/categories?type=revenue', keepAlive);
     expect(late.status).toBe(503);
+    expect(late.retryAfter).toBe('1');
     expect(JSON.parse(await late.resume()).error).toMatch(/shutting down/);
     expect(s.proc.exitCode).toBeNull();
 

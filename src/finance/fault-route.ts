@@ -7,11 +7,9 @@ import { enumParam } from '../server/params.js';
 import type { RouteSpec } from '../server/route-spec.js';
 import type { FinanceCtx } from './context.js';
 
-export const FAULTS_ENV = 'CIVICSTREAM_FAULTS';
-
 export const faultRoute: RouteSpec<FinanceCtx> = {
   id: 'test_fault', path: '/__faults__/worker', tags: ['test-only'], produces: 'envelope',
-  summary: 'Test-only: inject a worker fault', description: `Present only when ${FAULTS_ENV}=1 (never in production).`,
+  summary: 'Test-only: inject a worker fault', description: 'Present only when CIVICSTREAM_FAULTS=1 (never in production).',
   query: { kind: enumParam({ description: 'throw: the job throws; exit: the worker thread exits mid-task.', values: ['throw', 'exit'] as const, default: 'throw' }) },
   handle: async (req) => {
     await req.ctx.pool.run('fault', { kind: req.params.kind as 'throw' | 'exit' }, req.signal);
@@ -19,9 +17,5 @@ export const faultRoute: RouteSpec<FinanceCtx> = {
   },
 };
 
-/** The routes to serve: the table, plus the fault hook when the test environment asks for it. */
-export function withFaultHook(routes: RouteSpec<FinanceCtx>[], env: NodeJS.ProcessEnv): RouteSpec<FinanceCtx>[] {
-  if (env[FAULTS_ENV] !== '1') return routes;
-  if (env.NODE_ENV === 'production') throw new Error(`${FAULTS_ENV}=1 is a test hook and cannot be enabled with NODE_ENV=production.`);
-  return [...routes, faultRoute];
-}
+/** The routes to serve: the table, plus the fault hook when the configuration asks for it. */
+export const withFaultHook = (routes: RouteSpec<FinanceCtx>[], enabled: boolean): RouteSpec<FinanceCtx>[] => (enabled ? [...routes, faultRoute] : routes);

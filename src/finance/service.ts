@@ -58,7 +58,7 @@ export async function loadFinance(config: Config): Promise<FinanceCtx> {
     counts: new Map(),
     breaks: indexBreaks(catalog),
     longFilesSql: catalog.manifest.partitions.map((p) => mirrorFile({ mirrorUrl: config.mirrorUrl ?? dir }, p.path)).join(', '),
-    routes: withFaultHook(financeRoutes, process.env),
+    routes: withFaultHook(financeRoutes, config.testFaults),
     startedAt: Date.now(),
     workers: config.workers,
   };

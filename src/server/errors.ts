@@ -25,7 +25,7 @@ export const ERROR_CATALOG = {
   E_CONFLICT: { status: 400, summary: 'Parameters that cannot be used together.' },
   E_URI_TOO_LONG: { status: 414, summary: 'A URL longer than 8,192 characters.' },
   E_HEADERS_TOO_LARGE: { status: 431, summary: 'Request headers larger than 16,384 bytes in all.' },
-  E_BUSY: { status: 503, summary: 'The server is at capacity; retry after the Retry-After seconds.' },
+  E_BUSY: { status: 503, summary: 'The server is at capacity or shutting down; retry after the Retry-After seconds.' },
   E_TIMEOUT: { status: 504, summary: 'The request exceeded its time budget (REQUEST_TIMEOUT_MS) and its job was cancelled.' },
   E_INTERNAL: { status: 500, summary: 'An unexpected fault; the request id is logged.' },
 } as const satisfies Record<string, ErrorEntry>;

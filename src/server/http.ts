@@ -168,10 +168,7 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
     };
 
     try {
-      if (draining) {
-        sendEnvelope(503, fail(apiError('E_BUSY', 'The server is shutting down; retry in a moment.')), { 'Retry-After': '1' });
-        return;
-      }
+      if (draining) throw apiError('E_BUSY', 'The server is shutting down; retry in a moment.');
       if (path.length + rawQuery.length > MAX_URL) {
         throw apiError('E_URI_TOO_LONG', `URL longer than ${MAX_URL} characters.`);
       }

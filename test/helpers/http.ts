@@ -1,6 +1,7 @@
 // Small HTTP helpers over fetch for the tests.
 
 import http from 'node:http';
+import net from 'node:net';
 import { inject } from 'vitest';
 
 export const financeUrl = (): string => inject('financeUrl');
@@ -33,17 +34,37 @@ export function expectErrorEnvelope(got: Got, status: number): string {
   return b.error as string;
 }
 
-/** GET with a raw Host header (fetch does not let a client set Host). */
-export function getWithHost(path: string, host: string, base = financeUrl()): Promise<Got> {
-  const u = new URL(base);
+/**
+ * A GET sent as written: fetch normalizes paths (dots, slashes) and will not
+ * let a client set Host, so path and header tests go through node:http.
+ */
+export function rawGet(path: string, o: { base?: string; headers?: Record<string, string> } = {}): Promise<Got> {
+  const u = new URL(o.base ?? financeUrl());
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: u.hostname, port: u.port, path, method: 'GET', headers: { host } }, (res) => {
+    const req = http.request({ host: u.hostname, port: u.port, path, method: 'GET', headers: o.headers }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (d) => { text += d; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: new Headers(res.headers as Record<string, string>), body: JSON.parse(text), text }));
+      res.on('end', () => {
+        const json = String(res.headers['content-type'] ?? '').includes('application/json');
+        resolve({ status: res.statusCode ?? 0, headers: new Headers(res.headers as Record<string, string>), body: json ? JSON.parse(text) : text, text });
+      });
     });
     req.on('error', reject);
     req.end();
+  });
+}
+
+/** GET with a raw Host header. */
+export const getWithHost = (path: string, host: string, base = financeUrl()): Promise<Got> => rawGet(path, { base, headers: { host } });
+
+/** Opens a connection, sends a GET, and drops the connection after delayMs (0: at once). */
+export function dropAfter(port: number, path: string, delayMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const sock = net.connect(port, '127.0.0.1', () => {
+      sock.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      setTimeout(() => { sock.destroy(); resolve(); }, delayMs);
+    });
+    sock.on('error', () => resolve());
   });
 }
