@@ -191,6 +191,21 @@ describe('start-up refuses a faulty school mirror', () => {
     expect(r2.stderr).toMatch(/LEA_STATE=RI\/part-0\.parquet: file is missing/);
   });
 
+  it('a shard whose schema lacks a column the summariser reads (pred)', async () => {
+    const dir = arrestsMirror();
+    const f = path.join(dir, shard);
+    rmSync(f);
+    const con = await duck();
+    await con.run(`COPY (SELECT * EXCLUDE (pred) FROM read_parquet('${path.join(A, shard)}', hive_partitioning = false)) TO '${f}' (FORMAT parquet)`);
+    const mf = path.join(dir, 'manifest.json');
+    const m = JSON.parse(readFileSync(mf, 'utf8'));
+    for (const e of m.shards) if (e.path === shard) e.sha256 = sha(f);
+    writeFileSync(mf, JSON.stringify(m));
+    const r = await runToExit({ ARRESTS_DATA: dir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/LEA_STATE=RI\/part-0\.parquet: schema is missing column\(s\) pred/);
+  });
+
   it('a missing district table', async () => {
     const dir = arrestsMirror();
     rmSync(path.join(dir, 'districts.parquet'));
