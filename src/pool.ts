@@ -1,10 +1,15 @@
 // The Piscina pool every aggregation runs on. Workers get the shared corpus
 // columns through workerData once, at start; tasks carry only small plans and
 // return typed arrays, never row objects.
+//
+// Small jobs (one government's history) cost less to compute than to hand to
+// a thread: the message, the wake-up and the promise on both sides dominate.
+// runSmall() therefore gathers the small jobs that arrive in one turn of the
+// event loop and posts them as one batch per worker.
 
 import { Piscina } from 'piscina';
 import { apiError } from './server/errors.js';
-import type { JobName, JobArgs, JobResult } from '../workers/index.js';
+import type { BatchItem, BatchOutcome, JobName, JobArgs, JobResult } from '../workers/index.js';
 
 export interface PoolOptions {
   workers: number;
@@ -13,13 +18,24 @@ export interface PoolOptions {
   maxQueue: number;
 }
 
+interface Pending {
+  item: BatchItem;
+  signal: AbortSignal | undefined;
+  resolve: (v: unknown) => void;
+  reject: (e: unknown) => void;
+}
+
 export class Pool {
   readonly piscina: Piscina;
   private readonly capacity: number;
+  private readonly workers: number;
   private outstanding = 0;
+  private pending: Pending[] = [];
+  private flushScheduled = false;
 
   constructor(o: PoolOptions) {
     this.capacity = o.workers + o.maxQueue;
+    this.workers = o.workers;
     this.piscina = new Piscina({
       filename: new URL('../workers/index.js', import.meta.url).href,
       minThreads: o.workers,
@@ -31,15 +47,72 @@ export class Pool {
     });
   }
 
-  run<N extends JobName>(name: N, args: JobArgs<N>, signal?: AbortSignal): Promise<JobResult<N>> {
+  private admit(): () => void {
     if (this.outstanding >= this.capacity) {
-      return Promise.reject(apiError('E_BUSY', `The server is at capacity (${this.outstanding} jobs running or waiting); retry after the Retry-After seconds.`));
+      throw apiError('E_BUSY', `The server is at capacity (${this.outstanding} jobs running or waiting); retry after the Retry-After seconds.`);
     }
     this.outstanding++;
-    const done = (): void => { this.outstanding--; };
+    return () => { this.outstanding--; };
+  }
+
+  run<N extends JobName>(name: N, args: JobArgs<N>, signal?: AbortSignal): Promise<JobResult<N>> {
+    let done: () => void;
+    try { done = this.admit(); } catch (e) { return Promise.reject(e); }
     const job = this.piscina.run(args, { name, ...(signal ? { signal } : {}) }) as Promise<JobResult<N>>;
     job.then(done, done);
     return job;
+  }
+
+  /**
+   * A job known to be small, batched with the others of this event-loop turn.
+   * A batched job is not cancelled once posted (it is short); it is dropped
+   * unposted if its signal fires first.
+   */
+  runSmall<N extends JobName>(name: N, args: JobArgs<N>, signal?: AbortSignal): Promise<JobResult<N>> {
+    let done: () => void;
+    try { done = this.admit(); } catch (e) { return Promise.reject(e); }
+    const job = new Promise<unknown>((resolve, reject) => {
+      this.pending.push({ item: { name, args }, signal, resolve, reject });
+    }) as Promise<JobResult<N>>;
+    job.then(done, done);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      // setImmediate runs after the poll phase, so every request uWS read in this turn has joined.
+      setImmediate(() => this.flush());
+    }
+    return job;
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const live = this.pending.filter((p) => {
+      if (!p.signal?.aborted) return true;
+      p.reject(p.signal.reason ?? new Error('aborted'));
+      return false;
+    });
+    this.pending = [];
+    if (live.length === 0) return;
+    const parts = Math.min(this.workers, live.length);
+    for (let k = 0; k < parts; k++) {
+      const chunk = live.slice(Math.floor((k * live.length) / parts), Math.floor(((k + 1) * live.length) / parts));
+      this.post(chunk);
+    }
+  }
+
+  private post(chunk: Pending[]): void {
+    const settle = (p: Pending, o: BatchOutcome): void => {
+      if (o.ok) p.resolve(o.value);
+      else p.reject(Object.assign(new Error(o.message), { stack: o.stack }));
+    };
+    (this.piscina.run(chunk.map((p) => p.item), { name: 'batch' }) as Promise<BatchOutcome[]>).then(
+      (outcomes) => chunk.forEach((p, i) => settle(p, outcomes[i]!)),
+      (err) => {
+        // The worker died mid-batch. Each job is pure, so the others are run
+        // again on their own: only the job that kills a worker fails.
+        if (chunk.length === 1) { chunk[0]!.reject(err); return; }
+        for (const p of chunk) this.piscina.run(p.item.args, { name: p.item.name }).then(p.resolve, p.reject);
+      },
+    );
   }
 
   /** Jobs running or waiting for a worker. */

@@ -31,6 +31,28 @@ describe('worker faults', () => {
     }
   });
 
+  it('a fault inside a batch of small jobs fails only its own request', async () => {
+    const s = await startServer({ WORKERS: '2', CIVICSTREAM_FAULTS: '1', RESPONSE_CACHE_MB: '0' });
+    const got = (p: string) => get(p, undefined, s.url);
+    try {
+      const govs = (await got('/api/v1/governments?limit=40')).body.data.map((g: any) => g.canonical_govid as string);
+      for (const kind of ['throw', 'exit']) {
+        // Sent together, so they arrive in the same event-loop turns and share batches with the fault.
+        const [fault, ...others] = await Promise.all([
+          got(`/__faults__/worker?kind=${kind}&batched=true`),
+          ...govs.map((g: string) => got(`/api/v1/governments/${g}/spending?category=Police`)),
+        ]);
+        expect(expectErrorEnvelope(fault!, 500)).toBe(`Internal error; request id ${fault!.headers.get('x-request-id')}.`);
+        expect(others.map((r) => r.status), kind).toEqual(govs.map(() => 200));
+        // Each answer is its own government's: batching never crosses results.
+        expect(others.map((r) => r.body.data[0]?.canonical_govid), kind).toEqual(govs);
+      }
+      expect((await got('/api/v1/health')).body.data[0].pool_jobs).toBe(0);
+    } finally {
+      await s.stop();
+    }
+  });
+
   it('the hook is absent unless asked for, and refused with NODE_ENV=production', async () => {
     const plain = await fetch(`${financeUrl()}/__faults__/worker?kind=throw`);
     expect(plain.status).toBe(404);

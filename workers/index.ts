@@ -43,6 +43,25 @@ export type JobName = keyof Jobs;
 export type JobArgs<N extends JobName> = Jobs[N][0];
 export type JobResult<N extends JobName> = Jobs[N][1];
 
+export interface BatchItem { name: JobName; args: unknown }
+export type BatchOutcome = { ok: true; value: unknown } | { ok: false; message: string; stack: string | undefined };
+
+const JOBS: Record<JobName, (a: never) => unknown> = {
+  ping: () => ping(), governmentYears: (a) => governmentYears(a), money: (a) => money(a), codeYears: (a) => codeYears(a), peers: (a) => peers(a), fault: (a) => fault(a),
+};
+
+/** Several small jobs in one message (see Pool.runSmall); a job that throws fails alone. */
+export function batch(items: BatchItem[]): BatchOutcome[] {
+  return items.map((it) => {
+    try {
+      return { ok: true, value: JOBS[it.name](it.args as never) };
+    } catch (e) {
+      const err = e instanceof Error ? e : new Error(String(e));
+      return { ok: false, message: err.message, stack: err.stack };
+    }
+  });
+}
+
 export const ping = (): JobResult<'ping'> => ({ threadId });
 export const governmentYears = (a: JobArgs<'governmentYears'>): JobResult<'governmentYears'> => govYears.governmentYears(needFinance(), a);
 export const money = (plan: MoneyPlan): MoneyResult => moneyJob(needFinance(), needCatalog(), plan);

@@ -3,16 +3,20 @@
 // envelope and the pool replace the worker. Registered only when
 // CIVICSTREAM_FAULTS=1; start-up refuses that combination with NODE_ENV=production.
 
-import { enumParam } from '../server/params.js';
+import { boolParam, enumParam } from '../server/params.js';
 import type { RouteSpec } from '../server/route-spec.js';
 import type { FinanceCtx } from './context.js';
 
 export const faultRoute: RouteSpec<FinanceCtx> = {
   id: 'test_fault', path: '/__faults__/worker', tags: ['test-only'], produces: 'envelope',
   summary: 'Test-only: inject a worker fault', description: 'Present only when CIVICSTREAM_FAULTS=1 (never in production).',
-  query: { kind: enumParam({ description: 'throw: the job throws; exit: the worker thread exits mid-task.', values: ['throw', 'exit'] as const, default: 'throw' }) },
+  query: {
+    kind: enumParam({ description: 'throw: the job throws; exit: the worker thread exits mid-task.', values: ['throw', 'exit'] as const, default: 'throw' }),
+    batched: boolParam({ description: 'Send the job the way small jobs go: batched with the others of its event-loop turn.', default: false }),
+  },
   handle: async (req) => {
-    await req.ctx.pool.run('fault', { kind: req.params.kind as 'throw' | 'exit' }, req.signal);
+    const args = { kind: req.params.kind as 'throw' | 'exit' };
+    await (req.params.batched ? req.ctx.pool.runSmall('fault', args, req.signal) : req.ctx.pool.run('fault', args, req.signal));
     throw new Error('unreachable: the fault job never returns');
   },
 };

@@ -164,7 +164,7 @@ export function governmentMoney(route: MoneyRoute) {
     const gid = params.govid as number;
     const years = params.years as number[];
     const plan = planOf(ctx, route, { gids: [gid], years, params });
-    const res = await ctx.pool.run('money', plan, req.signal);
+    const res = await ctx.pool.runSmall('money', plan, req.signal);
     const gov = ctx.catalog.governments[gid]!;
     return envelopeReply(answer(ctx, route, req, res, plan, { govids: [gov.canonical_govid], govNames: [gov.gov_name], perGovernment: true }));
   };
