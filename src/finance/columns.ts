@@ -8,6 +8,20 @@ export const NO_CODE = 0xffff;
 export const FLAG_AGGREGATE = 1;
 export const FLAG_AMT_NULL = 2;
 
+/**
+ * The order of rows inside a (government, year) group: by the category of
+ * their harmonized code (rows without a harmonized code last, those whose
+ * code has no category just before them). A harmonized query for a few
+ * categories then binary-searches each group instead of scanning it.
+ * The loader sorts with this key and the money job searches with it, so it
+ * lives here, the one place both read.
+ */
+export function rowCategoryKey(hcode: number, codeCat: Int16Array, nCategories: number): number {
+  if (hcode === NO_CODE) return nCategories + 1;
+  const c = hcode < codeCat.length ? codeCat[hcode]! : -1;
+  return c >= 0 ? c : nCategories;
+}
+
 export interface FinanceColumns {
   nRows: number;
   nGroups: number;

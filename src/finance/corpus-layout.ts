@@ -33,6 +33,9 @@ export interface PartitionJob {
   /** Codes the catalog did not know get ids from here up (a range per loader thread), remapped by the caller. */
   extraBase: number;
   columns: Pick<FinanceColumns, 'code' | 'hcode' | 'amt' | 'flags'>;
+  /** Category id by code id (-1 for none) and the number of categories: the in-group order (rowCategoryKey). */
+  codeCat: Int16Array;
+  nCategories: number;
 }
 
 export interface PartitionGroups {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { LoadError, boolAt, chunks, internUtf8, isValid, parquetTable, readBytes, sha256 } from '../corpus/parquet.js';
 import { viewOf } from '../corpus/shared.js';
 import type { PartitionGroups, PartitionJob } from './corpus-layout.js';
-import { FLAG_AGGREGATE, FLAG_AMT_NULL, NO_CODE } from './columns.js';
+import { FLAG_AGGREGATE, FLAG_AMT_NULL, NO_CODE, rowCategoryKey } from './columns.js';
 
 
 
@@ -50,12 +50,24 @@ export async function loadPartitions(job: PartitionJob): Promise<{ groups: Parti
     const hcodeIds = job.harmonized ? toGlobal(file, 'harmonized_code', internUtf8(chunks(table, 'harmonized_code'), n), internCode, true) : null;
 
     // Counting sort by government: stable, so file order is kept within a group.
+    // Rows by (government, category key): a stable counting sort by the key, then one by government.
+    const nKeys = job.nCategories + 2;
+    const key = new Uint16Array(n);
+    const keyCounts = new Uint32Array(nKeys + 1);
+    for (let i = 0; i < n; i++) {
+      const h = hcodeIds === null || hcodeIds[i]! < 0 ? NO_CODE : hcodeIds[i]!;
+      key[i] = rowCategoryKey(h, job.codeCat, job.nCategories);
+      keyCounts[key[i]! + 1]!++;
+    }
+    for (let k = 0; k < nKeys; k++) keyCounts[k + 1]! += keyCounts[k]!;
+    const byKey = new Uint32Array(n);
+    for (let i = 0; i < n; i++) byKey[keyCounts[key[i]!]!++] = i;
     const counts = new Uint32Array(nGov + 1);
     for (let i = 0; i < n; i++) counts[gov[i]! + 1]!++;
     for (let g = 0; g < nGov; g++) counts[g + 1]! += counts[g]!;
     const pos = counts.slice(0, nGov);
     const order = new Uint32Array(n);
-    for (let i = 0; i < n; i++) order[pos[gov[i]!]!++] = i;
+    for (let k = 0; k < n; k++) { const i = byKey[k]!; order[pos[gov[i]!]!++] = i; }
 
     const amtChunks = chunks(table, 'amt'), aggChunks = chunks(table, 'is_aggregate');
     const amtAt = columnReader(amtChunks), popAt = columnReader(chunks(table, 'population')), popYearAt = columnReader(chunks(table, 'popyear'));

@@ -86,6 +86,8 @@ function indexBreaks(catalog: Catalog): FinanceCtx['breaks'] {
 async function loadColumns(catalog: Catalog, workers: number): Promise<FinanceColumns> {
   const { rows, bases, nRows } = allocRows(catalog);
   const codesAtSeed = catalog.codes.length;
+  // The categories of the seeded codes, for the in-group row order (codes found later have none).
+  const seedEngine = buildEngineCatalog(catalog);
   const parts = catalog.manifest.partitions.map((p, i) => ({ ...p, base: bases[i]! }));
   const k = Math.max(1, Math.min(workers, parts.length));
   // Largest partitions first, each to the least loaded thread.
@@ -101,6 +103,7 @@ async function loadColumns(catalog: Catalog, workers: number): Promise<FinanceCo
     const job: PartitionJob = {
       dir: catalog.dir, parts: share, longColumns: catalog.rules.longColumns, harmonized: catalog.rules.harmonized,
       govIds: catalog.governments.map((g) => g.canonical_govid), codes: catalog.codes, extraBase, columns: rows,
+      codeCat: seedEngine.codeCat, nCategories: seedEngine.categories.length,
     };
     const r = await runLoader<{ groups: PartitionGroups[]; extraCodes: string[] }>(catalog.dir, { job: 'partitions', partitions: job });
     return { ...r, extraBase };

@@ -16,7 +16,7 @@
 // balances are always read raw; recipes sum their component codes with no
 // aggregate filter inside each component's year window and type scope.
 
-import { FLAG_AGGREGATE, NO_CODE } from '../../src/finance/columns.js';
+import { FLAG_AGGREGATE, NO_CODE, rowCategoryKey } from '../../src/finance/columns.js';
 import { FLOW_ID, SCOPE_LOCAL, SCOPE_STATE, type EngineCatalog } from '../../src/finance/engine-catalog.js';
 import {
   ALL_CATEGORIES_ID, RECIPE_CATEGORY_ID, RECIPE_SUBTYPE_ID, ROW_AGGREGATE, ROW_DIRECT_SUPPRESSED,
@@ -49,6 +49,8 @@ interface Ctx {
   wantFlow: Uint8Array;
   inScope: Uint8Array[];
   keepCat: Uint8Array | null;
+  /** In-group category keys to visit, ascending (rowCategoryKey); null: scan whole groups. */
+  keys: number[] | null;
   na: { rows: number; amount: number };
 }
 
@@ -63,10 +65,15 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
       return a;
     }),
     keepCat: plan.categories === null ? null : new Uint8Array(e.categories.length),
+    keys: null,
     na: { rows: 0, amount: 0 },
   };
   for (const f of plan.flows) x.wantFlow[f] = 1;
   if (x.keepCat) for (const id of plan.categories!) x.keepCat[id] = 1;
+  // Harmonized Direct/revenue legs for named categories read only those categories' rows (see aggregate).
+  if (plan.recipe === null && plan.harmonized && plan.categories !== null && !plan.igLeg && !x.wantFlow[BAL]) {
+    x.keys = [...new Set(plan.categories), e.categories.length + 1].sort((a, b) => a - b);
+  }
 
   const cells = cellsFor(x);
   // Governments in output order (the peer target first), and their group for each requested year.
@@ -102,7 +109,9 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
 
   const out = new RowBuilder();
   let total = 0;
+  // Presence marks of the fast path, with the list of what was marked (folding a whole array back is what cost).
   const codeSeen = new Uint8Array(e.nCodes), catYearSeen = new Uint8Array(e.categories.length * Y);
+  const codesMarked: number[] = [], catYearsMarked: number[] = [];
   const fast = !plan.complete && !(plan.igLeg && !plan.allCategories) && !plan.suggest && plan.peerTarget === null && !plan.dropNoPopulation;
   const yearsPresent: Record<number, number[]> = {};
   const hasRows = new Uint8Array(govs.length);
@@ -138,7 +147,7 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
           const flow = cells.cellFlow[cell]!, cat = cells.cellCat[cell]!, sub = cells.cellSub[cell]!;
           if (cells.flags[cell]! & ROW_AGGREGATE) aggregateYears.add(year);
           if (flow === BAL) balanceSubs.add(sub);
-          if (cat >= 0) catYearSeen[cat * Y + yi] = 1;
+          if (cat >= 0 && !catYearSeen[cat * Y + yi]) { catYearSeen[cat * Y + yi] = 1; catYearsMarked.push(cat * Y + yi); }
           if (plan.subtype !== null && sub !== plan.subtype) continue;
           counted++;
           if (total >= plan.offset && total < plan.offset + plan.limit) {
@@ -147,7 +156,10 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
           total++;
         }
         // Every code a row of this group summed: the group's code stamps say which.
-        for (let l = 0; l < cells.nCodeLinks; l++) codeSeen[cells.codeVal[l]!] = 1;
+        for (let l = 0; l < cells.nCodeLinks; l++) {
+          const code = cells.codeVal[l]!;
+          if (!codeSeen[code]) { codeSeen[code] = 1; codesMarked.push(code); }
+        }
         if (pop > 0) { popCounts.census_f33 += counted; if (counted) popYears.add(c.gPopYear[g]!); } else popCounts.unavailable += counted;
         presentYears.add(year);
         hasRows[gi] = 1;
@@ -162,7 +174,8 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
       }
       const reported = rows.length;
       if (plan.complete) rowsFilled += fill(x, gov, year, type, g, rows);
-      if (rows.length > 1) rows.sort((a, b) => a.flow - b.flow || subRank(e, a.sub) - subRank(e, b.sub) || catRank(e, a.cat) - catRank(e, b.cat));
+      // Cells come out in output order already; only the filled-in rows need placing.
+      if (rows.length > reported && rows.length > 1) rows.sort((a, b) => a.flow - b.flow || subRank(e, a.sub) - subRank(e, b.sub) || catRank(e, a.cat) - catRank(e, b.cat));
 
       let contributed = false;
       for (const a of rows) {
@@ -176,7 +189,8 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
           if (a.cat >= 0) { let s = catYears.get(a.cat); if (!s) catYears.set(a.cat, (s = new Set())); s.add(year); }
           presentYears.add(year);
           if (!hasRows[gi]) hasRows[gi] = 1;
-          (yearsPresent[gov] ??= []).includes(year) || yearsPresent[gov]!.push(year);
+          const ys = (yearsPresent[gov] ??= []);
+          if (ys[ys.length - 1] !== year) ys.push(year); // years are walked in order, so a repeat is always the last
         }
         if (plan.peerTarget !== null && isReported && pop > 0) addPeerValue(peerValues, a, pop, plan.peerTarget);
         contributed = true;
@@ -190,14 +204,13 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
   }
 
   // The fast path kept its presence marks in typed arrays; fold them into the same sets.
-  codeSeen.forEach((v, code) => { if (v) codes.add(code); });
-  catYearSeen.forEach((v, k) => {
-    if (!v) return;
+  for (const code of codesMarked) codes.add(code);
+  for (const k of catYearsMarked) {
     const cat = Math.floor(k / Y);
     let set = catYears.get(cat);
     if (!set) catYears.set(cat, (set = new Set()));
     set.add(plan.years[k % Y]!);
-  });
+  }
   const catsFound = [...catYears.keys()].sort((p, q) => catRank(e, p) - catRank(e, q));
   const present = [...presentYears].sort((p, q) => p - q);
   return {
@@ -368,13 +381,31 @@ function cellsFor(x: Ctx): Cells {
 
 /** Aggregates one (government, year) group into the scratch cells. */
 function aggregate(x: Ctx, cells: Cells, gov: number, year: number, g: number): void {
-  const { c, e, plan } = x;
   cells.begin();
+  const start = x.c.gStart[g]!, end = x.c.gStart[g + 1]!;
+  if (x.keys === null) { scan(x, cells, gov, year, start, end); return; }
+  // Only the requested categories' rows (and the unmapped ones, which the provenance counts) can
+  // contribute: every other row's harmonized code maps to no cell of this plan.
+  const { hcode } = x.c, codeCat = x.e.codeCat, nCat = x.e.categories.length;
+  let lo = start;
+  for (const k of x.keys) {
+    let hi = end;
+    while (lo < hi) { const m = (lo + hi) >>> 1; if (rowCategoryKey(hcode[m]!, codeCat, nCat) < k) lo = m + 1; else hi = m; }
+    let stop = lo;
+    while (stop < end && rowCategoryKey(hcode[stop]!, codeCat, nCat) === k) stop++;
+    if (stop > lo) scan(x, cells, gov, year, lo, stop);
+    lo = stop;
+  }
+}
+
+/** Adds rows [start, end) of a group to the scratch cells. */
+function scan(x: Ctx, cells: Cells, gov: number, year: number, start: number, end: number): void {
+  const { c, e, plan } = x;
   const type = e.govType[gov]!;
   const recipe = plan.recipe === null ? null : e.recipes[plan.recipe]!;
   const codeArr = c.code, hcode = c.hcode, amtArr = c.amt, flagArr = c.flags;
   const harmonized = plan.harmonized;
-  for (let r = c.gStart[g]!, re = c.gStart[g + 1]!; r < re; r++) {
+  for (let r = start; r < end; r++) {
     const code = codeArr[r]!;
     const aggregate = (flagArr[r]! & FLAG_AGGREGATE) !== 0;
     if (recipe !== null) {
@@ -522,42 +553,65 @@ function peerCells(cells: Map<string, { year: number; sub: number; cat: number; 
 }
 
 /** The page rows, written straight into growable typed columns. */
+/**
+ * The page's rows as columns. The scratch columns live as long as the worker
+ * and only grow; finish() copies the page into one buffer (one allocation,
+ * cloned once on the way back) with a view per column.
+ */
 class RowBuilder {
+  private static scratch = RowBuilder.columns(64);
   private n = 0;
-  private cap = 64;
-  private year = new Uint16Array(this.cap); private gov = new Uint32Array(this.cap); private flow = new Uint8Array(this.cap);
-  private cat = new Int16Array(this.cap); private sub = new Uint8Array(this.cap); private amt = new Float64Array(this.cap);
-  private flags = new Uint8Array(this.cap); private vs = new Uint8Array(this.cap); private pop = new Int32Array(this.cap);
-  private codesStart: number[] = [];
-  private codes: number[] = [];
+  private nCodes = 0;
+  private s = RowBuilder.scratch;
 
-  push(a: Acc, pop: number): void {
-    if (this.n === this.cap) this.grow();
-    const i = this.n++;
-    this.year[i] = a.year; this.gov[i] = a.gov; this.flow[i] = a.flow; this.cat[i] = a.cat; this.sub[i] = a.sub;
-    this.amt[i] = a.amt; this.flags[i] = a.flags; this.vs[i] = a.vs; this.pop[i] = pop;
-    this.codesStart.push(this.codes.length);
-    for (const code of a.codes.sort((p, q) => p - q)) this.codes.push(code);
+  private static columns(cap: number) {
+    return {
+      cap, year: new Uint16Array(cap), gov: new Uint32Array(cap), flow: new Uint8Array(cap), cat: new Int16Array(cap), sub: new Uint8Array(cap),
+      amt: new Float64Array(cap), flags: new Uint8Array(cap), vs: new Uint8Array(cap), pop: new Int32Array(cap),
+      codesStart: new Uint32Array(cap + 1), codes: new Uint16Array(cap * 4),
+    };
   }
 
-  private grow(): void {
-    this.cap *= 2;
-    const g = <T extends Uint8Array | Uint16Array | Uint32Array | Int16Array | Int32Array | Float64Array>(a: T): T => {
-      const b = new (a.constructor as new (n: number) => T)(this.cap);
-      b.set(a as never);
-      return b;
-    };
-    this.year = g(this.year); this.gov = g(this.gov); this.flow = g(this.flow); this.cat = g(this.cat); this.sub = g(this.sub);
-    this.amt = g(this.amt); this.flags = g(this.flags); this.vs = g(this.vs); this.pop = g(this.pop);
+  push(a: Acc, pop: number): void {
+    let s = this.s;
+    if (this.n === s.cap || this.nCodes + a.codes.length > s.codes.length) s = this.grow(a.codes.length);
+    const i = this.n++;
+    s.year[i] = a.year; s.gov[i] = a.gov; s.flow[i] = a.flow; s.cat[i] = a.cat; s.sub[i] = a.sub;
+    s.amt[i] = a.amt; s.flags[i] = a.flags; s.vs[i] = a.vs; s.pop[i] = pop;
+    s.codesStart[i] = this.nCodes;
+    if (a.codes.length > 1) a.codes.sort((p, q) => p - q);
+    for (const code of a.codes) s.codes[this.nCodes++] = code;
+  }
+
+  private grow(moreCodes: number) {
+    const old = this.s;
+    const cap = this.n === old.cap ? old.cap * 2 : old.cap;
+    const s = RowBuilder.columns(cap);
+    const codesCap = Math.max(s.codes.length, old.codes.length, 2 * (this.nCodes + moreCodes));
+    if (codesCap > s.codes.length) s.codes = new Uint16Array(codesCap);
+    for (const k of ['year', 'gov', 'flow', 'cat', 'sub', 'amt', 'flags', 'vs', 'pop', 'codesStart', 'codes'] as const) (s[k] as Uint8Array).set(old[k] as Uint8Array);
+    RowBuilder.scratch = s;
+    return (this.s = s);
   }
 
   finish(): MoneyRows {
-    const n = this.n;
-    return {
-      n,
-      year: this.year.slice(0, n), gov: this.gov.slice(0, n), flow: this.flow.slice(0, n), cat: this.cat.slice(0, n), sub: this.sub.slice(0, n),
-      amt: this.amt.slice(0, n), flags: this.flags.slice(0, n), valueSource: this.vs.slice(0, n), pop: this.pop.slice(0, n),
-      codesStart: Uint32Array.from([...this.codesStart, this.codes.length]), codes: Uint16Array.from(this.codes),
-    };
+    const n = this.n, nc = this.nCodes, s = this.s;
+    s.codesStart[n] = nc;
+    // Widest elements first, so every view is aligned.
+    const layout: [string, number, number][] = [
+      ['amt', 8, n], ['gov', 4, n], ['pop', 4, n], ['codesStart', 4, n + 1], ['year', 2, n], ['cat', 2, n], ['codes', 2, nc],
+      ['flow', 1, n], ['sub', 1, n], ['flags', 1, n], ['vs', 1, n],
+    ];
+    const buf = new ArrayBuffer(layout.reduce((b, [, w, len]) => b + w * len, 0));
+    const out: Record<string, unknown> = { n };
+    let at = 0;
+    for (const [k, , len] of layout) {
+      const src = s[k as keyof typeof s] as Uint8Array;
+      const view = new (src.constructor as new (b: ArrayBuffer, o: number, l: number) => Uint8Array)(buf, at, len);
+      view.set(src.subarray(0, len));
+      out[k === 'vs' ? 'valueSource' : k] = view;
+      at += view.byteLength;
+    }
+    return out as unknown as MoneyRows;
   }
 }
