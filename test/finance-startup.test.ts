@@ -19,6 +19,7 @@ function mirror(copied: string[] = []): string {
   tmpRoots.push(dir);
   const walk = (rel: string): void => {
     for (const name of readdirSync(path.join(V6, rel))) {
+      if (name === '.civicstream-cache') continue; // a local run's load cache is not part of the mirror
       const r = path.join(rel, name);
       if (statSync(path.join(V6, r)).isDirectory()) {
         mkdirSync(path.join(dir, r), { recursive: true });
@@ -229,6 +230,21 @@ describe('load cache', () => {
     expect(b[1]!.body.data).toEqual(a[1]!.body.data);
     expect(b[2]!.body.data).toEqual(a[2]!.body.data);
     expect(b[2]!.body.provenance.codes_summed).toEqual(a[2]!.body.provenance.codes_summed);
+  });
+
+  it('a new cache replaces the one it supersedes (no stale copies pile up beside the mirror)', async () => {
+    const dir = mirror();
+    const cacheDir = path.join(dir, '.civicstream-cache');
+    await (await startServer({ FINANCE_DATA: dir, WORKERS: '1' })).stop();
+    const first = readdirSync(cacheDir);
+    expect(first.length).toBe(1);
+    // Same data, different manifest text: a different key, so a miss and a new cache.
+    const mf = path.join(dir, 'manifest.json');
+    writeFileSync(mf, `${readFileSync(mf, 'utf8')}\n`);
+    await (await startServer({ FINANCE_DATA: dir, WORKERS: '1' })).stop();
+    const second = readdirSync(cacheDir);
+    expect(second.length).toBe(1);
+    expect(second[0]).not.toBe(first[0]);
   });
 
   it('a changed partition is a miss: the next start loads and verifies the parquet again', async () => {

@@ -8,14 +8,15 @@
 // load. CIVICSTREAM_LOAD_CACHE=off disables it.
 
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { allocColumn, type Kind, type SharedColumn } from '../corpus/shared.js';
 import type { Catalog } from './catalog.js';
 import type { FinanceColumns } from './columns.js';
 
-const FORMAT = 'civicstream-finance-load-cache-1';
+// 2: rows inside a group are ordered by rowCategoryKey.
+const FORMAT = 'civicstream-finance-load-cache-2';
 const COLUMNS = ['code', 'hcode', 'amt', 'flags', 'gGov', 'gYear', 'gStart', 'gPop', 'gPopYear', 'govGroupStart', 'govGroups'] as const;
 
 const enabled = (): boolean => (process.env.CIVICSTREAM_LOAD_CACHE ?? 'on') !== 'off';
@@ -89,6 +90,10 @@ export function writeLoadCache(cat: Catalog, columns: FinanceColumns, codesAtSee
         closeSync(fd);
       }
       renameSync(tmp, file);
+      // A cache for another key (an older mirror or format) can never be read again: reclaim its space.
+      for (const old of readdirSync(path.dirname(file))) {
+        if (/^corpus-[0-9a-f]+\.bin$/.test(old) && old !== path.basename(file)) rmSync(path.join(path.dirname(file), old), { force: true });
+      }
       return;
     } catch {
       // Not writable here: try the next place.
