@@ -18,6 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { query } from './lib/duckdb.js';
 import { load } from './lib/load.js';
+import { cpuPerRequest, cpuSnapshot } from './lib/cpu.js';
 import { ROOT, startServer, type Running } from './lib/server.js';
 import { median, pct, timeRuns } from './lib/timing.js';
 
@@ -33,7 +34,7 @@ const sizes = smoke ? [] : arg('sizes', '46000000').split(',').map(Number);
 export interface ScenarioFigures {
   label: string;
   rows: number;
-  s1: { rps: number; p50: number; p99: number; errors: number; oursMs: number; duckMs: number; bytes: number; allRps: number; allP99: number; allBytes: number };
+  s1: { rps: number; p50: number; p99: number; errors: number; oursMs: number; duckMs: number; bytes: number; allRps: number; allP99: number; allBytes: number; cpu: { main: number; other: number; client: number } };
   s2: { rows: number; cold: number; one: number; four: number; duck: number };
   s3: { ours: number; duck: number };
   s4: { ours: number; duck: number };
@@ -66,7 +67,9 @@ async function scenarios(label: string, dir: string): Promise<ScenarioFigures> {
     // 1.
     const sample = await (await fetch(`${s.url}${path1()}`)).text();
     await load(s.url, path1, { connections: 32, seconds: Math.min(3, seconds) });
+    const cpu0 = cpuSnapshot(s.proc.pid!);
     const r1 = await load(s.url, path1, { connections: 32, seconds });
+    const cpu1 = cpuPerRequest(s.proc.pid!, cpu0, cpuSnapshot(s.proc.pid!), r1.total);
     const seq = await timeRuns(runs * 4, () => fetch(`${s.url}${path1()}`).then((r) => r.text()));
     const pathAll = (): string => `/api/v1/governments/${govs[(k++ * 7919) % govs.length]}/spending`;
     const sampleAll = await (await fetch(`${s.url}${pathAll()}`)).text();
@@ -118,7 +121,7 @@ async function scenarios(label: string, dir: string): Promise<ScenarioFigures> {
       label, rows: health.corpus.rows,
       s1: {
         rps: r1.requestsPerSec, p50: r1.p50, p99: r1.p99, errors: r1.errors + r1.non2xx, oursMs: median(seq), duckMs: median(duck1), bytes: Buffer.byteLength(sample),
-        allRps: rAll.requestsPerSec, allP99: rAll.p99, allBytes: Buffer.byteLength(sampleAll),
+        allRps: rAll.requestsPerSec, allP99: rAll.p99, allBytes: Buffer.byteLength(sampleAll), cpu: cpu1,
       },
       s2: { rows, cold: median(coldRates), one: rows / (one / 1000), four: (4 * rows) / (four / 1000), duck: rows / (duck2 / 1000) },
       s3: { ours: ours3, duck: duck3 },
@@ -162,13 +165,15 @@ async function startup(dir: string): Promise<string[]> {
 }
 
 /** The hello-world ceiling: uWS answering a fixed body of the given size. */
-async function ceiling(bytes: number): Promise<{ rps: number; p99: number }> {
+async function ceiling(bytes: number): Promise<{ rps: number; p99: number; server: number; client: number }> {
   const proc = spawn(process.execPath, [path.join(ROOT, 'dist/bench/lib/hello.js'), String(bytes)], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve) => proc.stdout!.once('data', (d) => resolve(JSON.parse(String(d)).port)));
   try {
     await load(`http://127.0.0.1:${port}`, () => '/', { connections: 32, seconds: Math.min(3, seconds) });
+    const c0 = cpuSnapshot(proc.pid!);
     const r = await load(`http://127.0.0.1:${port}`, () => '/', { connections: 32, seconds });
-    return { rps: r.requestsPerSec, p99: r.p99 };
+    const cpu = cpuPerRequest(proc.pid!, c0, cpuSnapshot(proc.pid!), r.total);
+    return { rps: r.requestsPerSec, p99: r.p99, server: cpu.main + cpu.other, client: cpu.client };
   } finally {
     proc.kill();
   }
@@ -197,7 +202,13 @@ const table = [
   '',
   `With the response cache on (default 64 MB; the data is immutable), the same 1000 governments on the ${biggest[0]} corpus after one pass: ${f(warmed.rps)} req/s, p50 ${warmed.p50} ms, p99 ${warmed.p99} ms.`,
   '',
-  `uWebSockets.js ceiling in the same run: ${f(hello.rps)} req/s for a fixed ${f(results[results.length - 1]!.s1.bytes)}-byte body (p99 ${hello.p99} ms); ${f(tiny.rps)} req/s for a 2-byte body.`,
+  'CPU per request in scenario 1, measured in the same runs (server threads from /proc, the load generator from its own process): with every request computed, the two cores can serve at most 2 s / (the sum) requests a second.',
+  '',
+  '| corpus rows | server main thread (us) | workers and other server threads (us) | load generator (us) | sum (us) | bound on 2 cores (req/s) |',
+  '|---|---|---|---|---|---|',
+  ...results.map((r) => { const c = r.s1.cpu, sum = c.main + c.other + c.client; return `| ${f(r.rows)} | ${f(c.main)} | ${f(c.other)} | ${f(c.client)} | ${f(sum)} | ${f(2e6 / sum)} |`; }),
+  '',
+  `uWebSockets.js ceiling in the same run: ${f(hello.rps)} req/s for a fixed ${f(results[results.length - 1]!.s1.bytes)}-byte body (p99 ${hello.p99} ms; CPU per request: server ${f(hello.server)} us, load generator ${f(hello.client)} us); ${f(tiny.rps)} req/s for a 2-byte body.`,
   '',
   '### 2. 50,000-row CSV pull (flat /spending, one state\'s cities, all years)',
   '',

@@ -1,0 +1,39 @@
+// CPU time spent by the server's threads (from /proc, Linux) and by this
+// process, around a load run: what a request costs in CPU, by where it runs.
+
+import { readFileSync, readdirSync } from 'node:fs';
+
+const TICK_US = 10_000; // USER_HZ is 100 on Linux
+
+export interface CpuSnapshot {
+  threads: Map<string, number>;
+  self: NodeJS.CpuUsage;
+}
+
+function threadTicks(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      // Fields after the parenthesised name: utime and stime are the 12th and 13th.
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(tid, Number(f[11]) + Number(f[12]));
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return out;
+}
+
+export const cpuSnapshot = (pid: number): CpuSnapshot => ({ threads: threadTicks(pid), self: process.cpuUsage() });
+
+/** Microseconds of CPU per request between two snapshots: the server's main thread, its other threads (workers, V8, libuv), and this process (the load generator). */
+export function cpuPerRequest(pid: number, a: CpuSnapshot, b: CpuSnapshot, requests: number): { main: number; other: number; client: number } {
+  let main = 0, other = 0;
+  for (const [tid, t] of b.threads) {
+    const d = (t - (a.threads.get(tid) ?? 0)) * TICK_US;
+    if (tid === String(pid)) main += d; else other += d;
+  }
+  const client = (b.self.user + b.self.system) - (a.self.user + a.self.system);
+  return { main: main / requests, other: other / requests, client: client / requests };
+}
