@@ -33,6 +33,30 @@ export async function loadPartitions(job: PartitionJob): Promise<{ groups: Parti
   const amt = viewOf(job.columns.amt as never) as Int32Array, flags = viewOf(job.columns.flags as never) as Uint8Array;
   const nGov = job.govIds.length;
   const groups: PartitionGroups[] = [];
+  // rowCategoryKey for every code id at once: the per-row loop is then one lookup.
+  const keyOf = new Uint16Array(NO_CODE + 1);
+  for (let h = 0; h <= NO_CODE; h++) keyOf[h] = rowCategoryKey(h, job.codeCat, job.nCategories);
+  // Orders one written group's rows by key, in place: a stable counting sort over the
+  // group's contiguous rows (groups are small, often already in order, and stay in cache).
+  const nKeys = job.nCategories + 2;
+  const keyStart = new Int32Array(nKeys + 1);
+  let idx = new Int32Array(1024), tmpCode = new Uint16Array(1024), tmpH = new Uint16Array(1024), tmpAmt = new Int32Array(1024), tmpFlags = new Uint8Array(1024);
+  const orderGroup = (s: number, e: number): void => {
+    let inOrder = true;
+    for (let r = s + 1; r < e && inOrder; r++) inOrder = keyOf[hcode[r]!]! >= keyOf[hcode[r - 1]!]!;
+    if (inOrder) return;
+    const len = e - s;
+    if (idx.length < len) { idx = new Int32Array(len); tmpCode = new Uint16Array(len); tmpH = new Uint16Array(len); tmpAmt = new Int32Array(len); tmpFlags = new Uint8Array(len); }
+    keyStart.fill(0);
+    for (let r = s; r < e; r++) keyStart[keyOf[hcode[r]!]! + 1]!++;
+    for (let k = 0; k < nKeys; k++) keyStart[k + 1]! += keyStart[k]!;
+    for (let j = 0; j < len; j++) idx[keyStart[keyOf[hcode[s + j]!]!]!++] = j;
+    tmpCode.set(code.subarray(s, e)); tmpH.set(hcode.subarray(s, e)); tmpAmt.set(amt.subarray(s, e)); tmpFlags.set(flags.subarray(s, e));
+    for (let j = 0; j < len; j++) {
+      const from = idx[j]!;
+      code[s + j] = tmpCode[from]!; hcode[s + j] = tmpH[from]!; amt[s + j] = tmpAmt[from]!; flags[s + j] = tmpFlags[from]!;
+    }
+  };
   for (const part of job.parts) {
     const file = path.join(job.dir, part.path);
     const bytes = await readBytes(file);
@@ -50,24 +74,12 @@ export async function loadPartitions(job: PartitionJob): Promise<{ groups: Parti
     const hcodeIds = job.harmonized ? toGlobal(file, 'harmonized_code', internUtf8(chunks(table, 'harmonized_code'), n), internCode, true) : null;
 
     // Counting sort by government: stable, so file order is kept within a group.
-    // Rows by (government, category key): a stable counting sort by the key, then one by government.
-    const nKeys = job.nCategories + 2;
-    const key = new Uint16Array(n);
-    const keyCounts = new Uint32Array(nKeys + 1);
-    for (let i = 0; i < n; i++) {
-      const h = hcodeIds === null || hcodeIds[i]! < 0 ? NO_CODE : hcodeIds[i]!;
-      key[i] = rowCategoryKey(h, job.codeCat, job.nCategories);
-      keyCounts[key[i]! + 1]!++;
-    }
-    for (let k = 0; k < nKeys; k++) keyCounts[k + 1]! += keyCounts[k]!;
-    const byKey = new Uint32Array(n);
-    for (let i = 0; i < n; i++) byKey[keyCounts[key[i]!]!++] = i;
     const counts = new Uint32Array(nGov + 1);
     for (let i = 0; i < n; i++) counts[gov[i]! + 1]!++;
     for (let g = 0; g < nGov; g++) counts[g + 1]! += counts[g]!;
     const pos = counts.slice(0, nGov);
     const order = new Uint32Array(n);
-    for (let k = 0; k < n; k++) { const i = byKey[k]!; order[pos[gov[i]!]!++] = i; }
+    for (let i = 0; i < n; i++) order[pos[gov[i]!]!++] = i;
 
     const amtChunks = chunks(table, 'amt'), aggChunks = chunks(table, 'is_aggregate');
     const amtAt = columnReader(amtChunks), popAt = columnReader(chunks(table, 'population')), popYearAt = columnReader(chunks(table, 'popyear'));
@@ -85,6 +97,7 @@ export async function loadPartitions(job: PartitionJob): Promise<{ groups: Parti
     for (let g = 0; g < nGov; g++) {
       const s = counts[g]!, e = counts[g + 1]!;
       if (s === e) continue;
+      orderGroup(base + s, base + e);
       let pop = -1, popYear = 0;
       for (let k = s; k < e && pop < 0; k++) {
         const p = popAt(order[k]!);
