@@ -1,0 +1,211 @@
+// The civicstream command: each command run as a user would (node on the
+// built entry), its output compared with the API's for the same question.
+
+import { spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT } from './helpers/server.js';
+import { financeUrl, get } from './helpers/http.js';
+import { asCell, parseCsv } from './helpers/csv.js';
+
+const CLI = path.join(ROOT, 'dist/src/cli/main.js');
+const V6 = path.join(ROOT, 'fixtures/finance/v6');
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'civicstream-cli-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, WORKERS: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '', stderr = '';
+    p.stdout.on('data', (d) => { stdout += d; });
+    p.stderr.on('data', (d) => { stderr += d; });
+    p.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('civicstream query', () => {
+  it('spending as CSV is the API\'s CSV, byte for byte', async () => {
+    const q = { state: 'TX', type: 'county', years: '2011-2020', category: 'Police', limit: '5000' };
+    const r = await cli(['query', 'spending', '--data', V6, ...Object.entries(q).flatMap(([k, v]) => [`--${k}`, v]), '--format', 'csv']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const api = await (await fetch(`${financeUrl()}/api/v1/spending?${new URLSearchParams({ ...q, format: 'csv' })}`)).text();
+    expect(api.split('\r\n').length).toBeGreaterThan(100);
+    expect(r.stdout).toBe(api);
+  }, 60_000);
+
+  it('revenue, rollups, peers and balances as JSON carry the API\'s rows; table and csv render them', async () => {
+    // A mid-sized city: the largest have no peers within the population band.
+    const city = (await get('/api/v1/governments?type=city&limit=1&page=150')).body.data[0].canonical_govid as string;
+    const cases: [string[], string][] = [
+      [['revenue', '--govid', '062037161174', '--years', '2020', '--category', 'Property Tax'], '/api/v1/revenue?govid=062037161174&years=2020&category=Property%20Tax'],
+      [['rollups', '--layer', 'county', '--years', '2020', '--state', 'DE'], '/api/v1/rollups?layer=county&years=2020&state=DE'],
+      [['peers', '--govid', city], `/api/v1/governments/${city}/peers`],
+      [['balances', '--govid', '062037161174', '--years', '2020'], '/api/v1/governments/062037161174/balances?years=2020'],
+    ];
+    for (const [args, apiPath] of cases) {
+      const r = await cli(['query', ...args, '--data', V6]);
+      expect(r.code, `${args[0]}: ${r.stderr}`).toBe(0);
+      const api = (await get(apiPath)).body;
+      const mine = JSON.parse(r.stdout);
+      expect(mine.data.length, args[0]).toBeGreaterThan(0);
+      expect(mine.data, args[0]).toEqual(api.data);
+      expect(mine.meta.total).toBe(api.meta.total);
+    }
+    const table = await cli(['query', 'rollups', '--layer', 'county', '--years', '2020', '--state', 'DE', '--data', V6, '--format', 'table']);
+    expect(table.code).toBe(0);
+    const lines = table.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^year\s+/);
+    expect(lines[1]).toMatch(/^-+\s+-+/);
+    const api = (await get('/api/v1/rollups?layer=county&years=2020&state=DE')).body;
+    expect(lines.length).toBe(2 + api.data.length);
+    // A route without its own CSV: the rows through the one CSV writer, a header of the row fields.
+    const csv = await cli(['query', 'rollups', '--layer', 'county', '--years', '2020', '--state', 'DE', '--data', V6, '--format', 'csv']);
+    const [head, ...records] = await parseCsv(csv.stdout);
+    expect(head).toEqual(Object.keys(api.data[0]));
+    expect(records).toEqual(api.data.map((row: any) => head!.map((k) => asCell(row[k]))));
+  }, 120_000);
+
+  it('a bad parameter is the API\'s message on one line, exit non-zero; an unknown route or format is refused', async () => {
+    const bad = await cli(['query', 'spending', '--data', V6, '--state', 'ZZ', '--type', 'city']);
+    expect(bad.code).not.toBe(0);
+    const api = (await get('/api/v1/spending?state=ZZ&type=city')).body.error as string;
+    expect(bad.stderr).toBe(`civicstream: query: ${api}\n`);
+    const route = await cli(['query', 'nonsense']);
+    expect(route.code).toBe(2);
+    expect(route.stderr).toMatch(/^civicstream: query: name a route: spending, revenue/);
+    const fmt = await cli(['query', 'spending', '--format', 'xml']);
+    expect(fmt.stderr).toBe("civicstream: query: --format must be csv, json or table; got 'xml'\n");
+  }, 60_000);
+});
+
+/** The API's CSV pages of a flat query, concatenated, the header kept only if asked. */
+async function apiPages(query: string, header: boolean, route = 'spending'): Promise<string> {
+  let text = '';
+  for (let page = 0; ; page++) {
+    const t = await (await fetch(`${financeUrl()}/api/v1/${route}?${query}&format=csv&limit=50000&page=${page}`)).text();
+    const rows = t.slice(t.indexOf('\r\n') + 2);
+    if (rows === '') break;
+    text += page === 0 && header ? t : rows;
+  }
+  return text;
+}
+
+describe('civicstream export', () => {
+  it('writes a whole flat table past the 50,000-row page as one CSV with one header, equal to the API\'s pages', async () => {
+    const out = path.join(tmp, 'spending.csv');
+    const r = await cli(['export', '--data', V6, '--years', '2011', '--type', 'city', '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    const text = readFileSync(out, 'utf8');
+    const lines = text.split('\r\n');
+    expect(lines.at(-1)).toBe('');
+    const rows = lines.length - 2;
+    expect(rows).toBeGreaterThan(50_000); // more than one page
+    expect(r.stderr).toContain(`export: ${rows.toLocaleString('en-US')} rows -> ${out}`);
+    expect(lines.filter((l) => l.startsWith('year,')).length).toBe(1);
+    // The API's pages, concatenated without their repeated headers, are the same bytes.
+    expect(text).toBe(await apiPages('years=2011&type=city', true));
+  }, 120_000);
+
+  it('with no selection exports every government, type by type, under one header', async () => {
+    const out = path.join(tmp, 'revenue.csv');
+    const r = await cli(['export', '--data', V6, '--route', 'revenue', '--years', '2020', '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    let api = '';
+    for (const [k, type] of ['state', 'county', 'city', 'township'].entries()) api += await apiPages(`years=2020&type=${type}`, k === 0, 'revenue');
+    expect(readFileSync(out, 'utf8')).toBe(api);
+  }, 120_000);
+});
+
+describe('civicstream verify', () => {
+  it('reports a sound finance mirror and a sound school mirror', async () => {
+    const f = await cli(['verify', V6]);
+    expect(f.code, f.stderr).toBe(0);
+    expect(f.stdout).toMatch(/finance mirror OK: schema_version 6, 3 partitions \(2011-2020\), 1,131,643 rows/);
+    const s = await cli(['verify', path.join(ROOT, 'fixtures/arrests')]);
+    expect(s.code, s.stderr).toBe(0);
+    expect(s.stdout).toMatch(/school draws mirror OK: \d+ shards, [\d,]+ draw rows, 240 districts/);
+  }, 120_000);
+
+  it('names the file and the fault of a broken mirror', async () => {
+    const dir = path.join(tmp, 'broken');
+    cpSync(V6, dir, { recursive: true, filter: (src) => !src.includes('.civicstream-cache') });
+    const f = path.join(dir, 'data/long/year=2019/part-0.parquet');
+    const bytes = readFileSync(f);
+    bytes[bytes.length >> 1]! ^= 0xff;
+    writeFileSync(f, bytes);
+    const r = await cli(['verify', dir]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^civicstream: data fault in .*year=2019\/part-0\.parquet: sha256 does not match/);
+    const none = await cli(['verify', path.join(tmp, 'nowhere')]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('manifest.json: file is missing');
+  }, 60_000);
+});
+
+describe('civicstream help and errors', () => {
+  it('--help on every command; an unknown command is one line and exit 2', async () => {
+    const top = await cli(['--help']);
+    for (const c of ['serve', 'query', 'export', 'verify', 'generate', 'build-estimates']) {
+      expect(top.stdout).toContain(`  ${c}`);
+      const h = await cli([c, '--help']);
+      expect(h.code, c).toBe(0);
+      expect(h.stdout, c).toMatch(new RegExp(`^civicstream ${c}`));
+    }
+    const serveHelp = await cli(['serve', '--help']);
+    expect(serveHelp.stdout).toContain('--finance-port');
+    expect(serveHelp.stdout).toContain('--mirror-url');
+    const bad = await cli(['frobnicate']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe("civicstream: unknown command 'frobnicate' (civicstream --help lists them)\n");
+    // As a user runs it from the project: npx finds the package's own bin.
+    const npx = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const p = spawn('npx', ['civicstream', '--help'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] });
+      let out = '';
+      p.stdout.on('data', (d) => { out += d; });
+      p.on('exit', (code) => resolve({ code, out }));
+    });
+    expect(npx.code).toBe(0);
+    expect(npx.out).toBe(top.stdout);
+    const flag = await cli(['serve', '--no-such-flag', '1']);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain('unknown flag --no-such-flag');
+  }, 60_000);
+
+  it('serve takes the environment variables as flags and serves', async () => {
+    const p = spawn(process.execPath, [CLI, 'serve', '--finance-port', '0', '--arrests-port', '0', '--workers', '1', '--access-log', 'false'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const port = await new Promise<number>((resolve, reject) => {
+        let out = '';
+        p.stdout!.on('data', (d) => {
+          out += d;
+          const line = out.split('\n').find((l) => l.includes('"service":"finance"'));
+          if (line) resolve(JSON.parse(line).port);
+        });
+        p.once('exit', (c) => reject(new Error(`exited ${c}`)));
+      });
+      const h = await fetch(`http://127.0.0.1:${port}/api/v1/health`);
+      expect(h.status).toBe(200);
+      expect((await h.json()).data[0].workers).toBe(1);
+    } finally {
+      p.kill('SIGTERM');
+    }
+  }, 60_000);
+
+  it('generate and build-estimates hand their options to the generators', async () => {
+    const out = path.join(tmp, 'arrests');
+    const g = await cli(['generate', 'arrests', '--out', out, '--states', 'DE', '--districts', '6', '--seed', '7']);
+    expect(g.code, g.stderr).toBe(0);
+    const manifest = JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8'));
+    expect(manifest.shards.length).toBeGreaterThan(0);
+    const b = await cli(['build-estimates', '--data', out, '--workers', '1']);
+    expect(b.code, b.stderr).toBe(0);
+    expect(b.stdout).toMatch(/build:estimates: \d+ shards/);
+    const v = await cli(['verify', out]);
+    expect(v.stdout).toMatch(/school draws mirror OK/);
+    const which = await cli(['generate', 'cats']);
+    expect(which.code).toBe(2);
+  }, 120_000);
+});
