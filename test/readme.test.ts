@@ -1,0 +1,58 @@
+// The README is followed as a newcomer would: its curl examples answer, and
+// its offline commands run (serve, generate and build-estimates are covered
+// in cli.test.ts; they are long-running or rewrite the fixtures).
+
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, chmodSync, existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { arrestsUrl, financeUrl } from './helpers/http.js';
+import { ROOT } from './helpers/server.js';
+
+const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+const shellLines = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.split('\n')).map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'civicstream-readme-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const sh = (line: string, cwd: string, env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> =>
+  new Promise((resolve) => {
+    execFile('bash', ['-c', line], { cwd, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+  });
+
+describe('README', () => {
+  it('every curl example answers 200 with a success envelope (or a file of CSV)', async () => {
+    const curls = shellLines.filter((l) => l.startsWith('curl ') && !l.includes('If-None-Match'));
+    expect(curls.length).toBeGreaterThan(20);
+    for (const line of curls) {
+      const local = line.replaceAll('http://127.0.0.1:8080', financeUrl()).replaceAll('http://127.0.0.1:8081', arrestsUrl()).replace(/-o (\S+)/, `-o ${tmp}/$1`);
+      const r = await sh(`${local.replace(/^curl -s /, 'curl -s -w "\\n%{http_code}" ')}`, tmp);
+      const status = r.stdout.trimEnd().split('\n').at(-1);
+      expect(status, line).toBe('200');
+      const out = /-o (\S+)/.exec(line);
+      if (out) expect(readFileSync(path.join(tmp, out[1]!), 'utf8'), line).toMatch(/^year,canonical_govid,/);
+      else expect(JSON.parse(r.stdout.slice(0, r.stdout.trimEnd().lastIndexOf('\n'))).status, line).toBe('success');
+    }
+  }, 120_000);
+
+  it('its offline commands run as written: the quick start export writes a CSV, query, export and verify succeed', async () => {
+    // `npx civicstream` as in a clone: the built command, run where the README's relative paths resolve.
+    writeFileSync(path.join(tmp, 'civicstream'), `#!/bin/sh\nexec node ${JSON.stringify(path.join(ROOT, 'dist/src/cli/main.js'))} "$@"\n`);
+    chmodSync(path.join(tmp, 'civicstream'), 0o755);
+    symlinkSync(path.join(ROOT, 'fixtures'), path.join(tmp, 'fixtures'));
+    const lines = shellLines.filter((l) => l.startsWith('npx civicstream ') && !/ (serve|generate|build-estimates)\b/.test(l));
+    expect(lines.length).toBeGreaterThanOrEqual(7);
+    for (const line of lines) {
+      const cmd = line.replace(/^npx civicstream /, './civicstream ').replace(/\s+#.*$/, '');
+      const r = await sh(cmd, tmp, { WORKERS: '1' });
+      expect(r.code, `${line}\n${r.stderr}`).toBe(0);
+      const out = /--out (\S+)|> (\S+)/.exec(cmd);
+      if (out) {
+        const file = path.join(tmp, out[1] ?? out[2]!);
+        expect(existsSync(file), line).toBe(true);
+        expect(readFileSync(file, 'utf8').split('\r\n').length, line).toBeGreaterThan(100);
+      } else expect(r.stdout.length, line).toBeGreaterThan(0);
+    }
+  }, 180_000);
+});
