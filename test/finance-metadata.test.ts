@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { financeRoutes } from '../src/finance/routes.js';
-import { expectErrorEnvelope, get, getWithHost } from './helpers/http.js';
+import { arrestsRoutes } from '../src/arrests/routes.js';
+import { arrestsUrl, expectErrorEnvelope, get, getWithHost } from './helpers/http.js';
 import { query, table, V6 } from './helpers/duckdb.js';
 
 describe('/ (metadata root)', () => {
@@ -196,9 +197,35 @@ describe('/data-dictionary and /llms.txt', () => {
     expect(caveats.map((c: any) => c.name).sort()).toEqual(all.map((a) => a.break_id));
   });
 
+  it('the school service\'s dictionary documents every parameter and row field of its routes and its decisions; its llms.txt names every route and parameter', async () => {
+    const { body } = await get('/api/v1/data-dictionary', undefined, arrestsUrl());
+    const params = new Set(body.data.filter((r: any) => r.section === 'parameter').map((r: any) => r.name));
+    const fields = new Set(body.data.filter((r: any) => r.section === 'row').map((r: any) => r.name));
+    const llms = (await get('/api/v1/llms.txt', undefined, arrestsUrl())).text;
+    for (const r of arrestsRoutes) {
+      expect(llms).toContain(`GET ${r.path}`);
+      for (const k of [...Object.keys(r.query), ...Object.keys(r.pathParams ?? {})]) {
+        expect(params.has(k), k).toBe(true);
+        expect(llms, `${r.path} ${k}`).toContain(k);
+      }
+      for (const f of r.rowFields ?? []) expect(fields.has(f.name), f.name).toBe(true);
+    }
+    // The decisions both services take the same way are the same rows.
+    const finance = (await get('/api/v1/data-dictionary')).body.data.filter((r: any) => r.section === 'decision');
+    const school = body.data.filter((r: any) => r.section === 'decision');
+    for (const name of ['repeated query keys', 'query syntax', 'HTTP caching', 'request limits']) {
+      const a = finance.find((d: any) => d.name === name), b = school.find((d: any) => d.name === name);
+      expect(a, name).toBeDefined();
+      expect(b?.description, name).toBe(a.description);
+    }
+  });
+
   it('llms.txt names every route and is plain text', async () => {
     const got = await get('/api/v1/llms.txt');
     expect(got.headers.get('content-type')).toContain('text/plain');
-    for (const r of financeRoutes) expect(got.text).toContain(`GET ${r.path}`);
+    for (const r of financeRoutes) {
+      expect(got.text).toContain(`GET ${r.path}`);
+      for (const k of Object.keys(r.query)) expect(got.text, `${r.path} ${k}`).toContain(k);
+    }
   });
 });

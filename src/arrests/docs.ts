@@ -1,7 +1,7 @@
 // Decisions of the school service where its spec says "not shown", kept
 // consistent with the finance service's.
 
-import { HTTP_CACHING, REQUEST_LIMITS } from '../server/docs-text.js';
+import { HTTP_CACHING, QUERY_SYNTAX, REPEATED_KEYS, REQUEST_LIMITS } from '../server/docs-text.js';
 
 export const ARRESTS_DECISIONS = [
   { topic: 'envelope', decision: 'The same envelope as the finance service: status, data (always an array), error, meta (version v1), provenance, suggestions (always []). Errors are 400 with the parameter and what is allowed; unknown paths 404.' },
@@ -14,7 +14,8 @@ export const ARRESTS_DECISIONS = [
   { topic: 'districts search', decision: 'q is a case-insensitive literal substring of lea_name (no wildcards, no patterns); results ordered by name, then leaid.' },
   { topic: 'draws', decision: '/draws takes model, year and state (required) and race, sex, leaid (optional); it answers parquet_url (the shard on the mirror) and duckdb_sql (which returns exactly the selected draws, ordered) and dataset. Draws are never returned inline.' },
   { topic: 'provenance', decision: 'Estimate answers carry provenance: the summary rule, the mirror (dataset, digest, synthetic, seed) and sql_query, DuckDB SQL that recomputes count_median and the HPD bounds of the answer from the draws.' },
-  { topic: 'repeated query keys', decision: 'As on the finance service: a key given twice is a 400; enumerated values are case-insensitive.' },
+  REPEATED_KEYS,
+  QUERY_SYNTAX,
   HTTP_CACHING,
   REQUEST_LIMITS,
 ];

@@ -2,7 +2,7 @@
 // the decisions taken where the spec says "not shown", and the corpus-wide
 // caveats read from the corpus's series_breaks table.
 
-import { HTTP_CACHING, REQUEST_LIMITS, type DictionaryRow, type ServiceDocs } from '../server/docs-text.js';
+import { HTTP_CACHING, QUERY_SYNTAX, REPEATED_KEYS, REQUEST_LIMITS, type DictionaryRow, type ServiceDocs } from '../server/docs-text.js';
 import type { Catalog } from './catalog.js';
 
 export const ATTRIBUTION =
@@ -29,8 +29,8 @@ export const META_FIELDS = [
 export const DECISIONS = [
   { topic: 'data shape', decision: 'data is always an array of row objects. Routes about one thing (/, /health, /governments/{govid}) answer a one-row array, so clients read every answer the same way.' },
   { topic: 'default limit', decision: 'limit defaults to 1000 on the money routes and /rollups (a government\'s whole history in one page) and to 100 on /governments; the cap is 1000 in JSON mode and above it is a 400, never clamped.' },
-  { topic: 'repeated query keys', decision: 'A key given twice is a 400 (E_REPEATED_KEY), not "last wins": lists are comma-separated values of one key.' },
-  { topic: 'query syntax', decision: 'Malformed percent-encoding or invalid UTF-8 in the query is a 400. "+" is a space. Keys are case-sensitive; enumerated values are case-insensitive.' },
+  REPEATED_KEYS,
+  QUERY_SYNTAX,
   { topic: 'q and pattern', decision: 'q (/governments) and pattern (/categories, /recipes) are case-insensitive LITERAL substrings. Nothing a client sends is ever used as a regular expression: q=( and q=.* are plain text.' },
   { topic: 'category type values', decision: '/categories takes type=spending, revenue or balance (expenditure and balances are accepted spellings). All Categories is reserved: it is not a crosswalk row and is listed in meta.reserved, not in data.' },
   { topic: 'recipes', decision: "/recipes lists the corpus's harmonization_recipes (source corpus) and the service's three whole-leg intergovernmental revenue recipes ig_federal_total_wide, ig_state_total_wide and ig_local_total_wide (source service): through FY2011 the wide-era family total B--/C--/D--, from FY2012 every code of the family. On a schema_version 4 corpus only the service recipes exist." },

@@ -16,6 +16,17 @@ export const HTTP_CACHING: Decision = {
     '200 answers of the data routes (every route but /, /health and the documentation routes /examples, /data-dictionary, /llms.txt, /openapi.json and /__docs__/) are a pure function of the URL and the mirror, and carry a strong ETag derived from the manifest digest, the service version, the configured mirror URL and the URL, with Cache-Control: public, max-age=3600. If-None-Match with that tag (or *) is a 304 with no body, before any work. CSV pulls carry one too. Errors and live routes carry none. Access-Control-Expose-Headers lets browser scripts read ETag, X-Total-Count, X-Page, X-Limit and X-Request-Id.',
 };
 
+/** Repeated keys and the query syntax, the same on both services (the query parser enforces them). */
+export const REPEATED_KEYS: Decision = {
+  topic: 'repeated query keys',
+  decision: 'A key given twice is a 400 (E_REPEATED_KEY), not "last wins": lists are comma-separated values of one key.',
+};
+
+export const QUERY_SYNTAX: Decision = {
+  topic: 'query syntax',
+  decision: 'Malformed percent-encoding or invalid UTF-8 in the query is a 400. "+" is a space. Keys are case-sensitive; enumerated values are case-insensitive.',
+};
+
 /** Limits on a request, the same on both services (enforced in the front end). */
 export const REQUEST_LIMITS: Decision = {
   topic: 'request limits',
