@@ -35,7 +35,7 @@ export interface ScenarioFigures {
   label: string;
   rows: number;
   s1: { rps: number; p50: number; p99: number; errors: number; oursMs: number; duckMs: number; bytes: number; allRps: number; allP99: number; allBytes: number; cpu: { main: number; other: number; client: number } };
-  s2: { rows: number; cold: number; one: number; four: number; duck: number };
+  s2: { rows: number; cold: number; one: number; four: number; duck: number; cpu: { main: number; other: number; client: number } };
   s3: { ours: number; duck: number };
   s4: { ours: number; duck: number };
 }
@@ -93,7 +93,10 @@ async function scenarios(label: string, dir: string): Promise<ScenarioFigures> {
     }
     await pull();
     const one = median(await timeRuns(runs, pull));
-    const four = median(await timeRuns(Math.max(2, Math.floor(runs / 3)), () => Promise.all([pull(), pull(), pull(), pull()])));
+    const fourRuns = Math.max(2, Math.floor(runs / 3));
+    const c2 = cpuSnapshot(s.proc.pid!);
+    const four = median(await timeRuns(fourRuns, () => Promise.all([pull(), pull(), pull(), pull()])));
+    const cpu2 = cpuPerRequest(s.proc.pid!, c2, cpuSnapshot(s.proc.pid!), (4 * fourRuns * rows) / 1000);
     const csvSql = (await get(s, `/api/v1/spending?state=${state}&type=city&years=${span}&limit=1`)).provenance.sql_query as string;
     const out = path.join(os.tmpdir(), `civicstream-load-${process.pid}.csv`);
     const copy = `COPY (${csvSql} LIMIT 50000) TO '${out}' (FORMAT csv, HEADER)`;
@@ -123,7 +126,7 @@ async function scenarios(label: string, dir: string): Promise<ScenarioFigures> {
         rps: r1.requestsPerSec, p50: r1.p50, p99: r1.p99, errors: r1.errors + r1.non2xx, oursMs: median(seq), duckMs: median(duck1), bytes: Buffer.byteLength(sample),
         allRps: rAll.requestsPerSec, allP99: rAll.p99, allBytes: Buffer.byteLength(sampleAll), cpu: cpu1,
       },
-      s2: { rows, cold: median(coldRates), one: rows / (one / 1000), four: (4 * rows) / (four / 1000), duck: rows / (duck2 / 1000) },
+      s2: { rows, cold: median(coldRates), one: rows / (one / 1000), four: (4 * rows) / (four / 1000), duck: rows / (duck2 / 1000), cpu: cpu2 },
       s3: { ours: ours3, duck: duck3 },
       s4: { ours: ours4, duck: duck4 },
     };
@@ -217,6 +220,12 @@ const table = [
   '| corpus rows | rows per pull | 1 client, first pull rows/s | 1 client rows/s | 4 clients rows/s | DuckDB COPY rows/s | ours (4 clients) / DuckDB |',
   '|---|---|---|---|---|---|---|',
   ...results.map((r) => `| ${f(r.rows)} | ${f(r.s2.rows)} | ${f(r.s2.cold)} | ${f(r.s2.one)} | ${f(r.s2.four)} | ${f(r.s2.duck)} | ${f(r.s2.four / r.s2.duck, 2)}x |`),
+  '',
+  'CPU per 1,000 rows in the 4-client pulls, measured in the same runs (as for scenario 1; the load generator here also decodes the text it receives):',
+  '',
+  '| corpus rows | server main thread (ms) | workers and other server threads (ms) | load generator (ms) | sum (ms) | bound on 2 cores (rows/s) |',
+  '|---|---|---|---|---|---|',
+  ...results.map((r) => { const c = r.s2.cpu, sum = c.main + c.other + c.client; return `| ${f(r.rows)} | ${f(c.main / 1000, 2)} | ${f(c.other / 1000, 2)} | ${f(c.client / 1000, 2)} | ${f(sum / 1000, 2)} | ${f(2e9 / sum)} |`; }),
   '',
   '### 3 and 4. Rollup and peer comparison latency (median)',
   '',

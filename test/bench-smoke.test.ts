@@ -21,5 +21,6 @@ describe('benchmark smoke runs', () => {
     expect(table).toContain('uWebSockets.js ceiling');
     // The CPU accounting row: three measured costs and the bound they imply.
     expect(table).toMatch(/\| 1,131,643 \| [\d,]+ \| [\d,]+ \| [\d,]+ \| [\d,]+ \| [\d,]+ \|\n/);
+    expect(table).toMatch(/CPU per 1,000 rows[\s\S]*\| 1,131,643 \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d,]+ \|\n/);
   }, 300_000);
 });
