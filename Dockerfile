@@ -23,6 +23,7 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY data ./data
 COPY fixtures ./fixtures
+COPY explore ./explore
 USER node
 EXPOSE 8080 8081
 # Healthy only when both services answer their health route.

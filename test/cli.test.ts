@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from './helpers/server.js';
 import { financeUrl, get } from './helpers/http.js';
 import { asCell, parseCsv } from './helpers/csv.js';
+import { query } from './helpers/duckdb.js';
 
 const CLI = path.join(ROOT, 'dist/src/cli/main.js');
 const V6 = path.join(ROOT, 'fixtures/finance/v6');
@@ -107,6 +108,23 @@ describe('civicstream export', () => {
     expect(lines.filter((l) => l.startsWith('year,')).length).toBe(1);
     // The API's pages, concatenated without their repeated headers, are the same bytes.
     expect(text).toBe(await apiPages('years=2011&type=city', true));
+  }, 120_000);
+
+  it('--format parquet writes the same rows as typed columns (read back by DuckDB)', async () => {
+    const csvFile = path.join(tmp, 'county.csv'), pqFile = path.join(tmp, 'county.parquet');
+    for (const [format, out] of [['csv', csvFile], ['parquet', pqFile]]) {
+      const r = await cli(['export', '--data', V6, '--years', '2011-2020', '--type', 'county', '--format', format!, '--out', out!]);
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const [head, ...records] = await parseCsv(readFileSync(csvFile, 'utf8'));
+    expect(records.length).toBeGreaterThan(50_000); // two row groups at least
+    const types = Object.fromEntries((await query(`DESCRIBE SELECT * FROM read_parquet('${pqFile}')`)).map((d) => [d.column_name, d.column_type]));
+    expect(Object.keys(types)).toEqual(head);
+    expect(types).toMatchObject({ year: 'INTEGER', canonical_govid: 'VARCHAR', amt_nominal: 'DOUBLE', aggregate_fallback: 'BOOLEAN' });
+    const rows = await query(`SELECT * FROM read_parquet('${pqFile}')`);
+    expect(rows.length).toBe(records.length);
+    const cell = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
+    for (const i of [0, 1, 49_999, 50_000, records.length - 1]) expect(head!.map((k) => cell(rows[i]![k])), `row ${i}`).toEqual(records[i]);
   }, 120_000);
 
   it('with no selection exports every government, type by type, under one header', async () => {

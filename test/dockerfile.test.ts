@@ -25,6 +25,7 @@ describe('Dockerfile', () => {
     for (const f of froms) expect(f[0]).toMatch(/^node:20-bookworm-slim$/);
     expect(args('USER').at(-1)![0]).not.toMatch(/^(root|0)$/);
     expect(args('COPY').some((a) => a[0] === 'fixtures')).toBe(true);
+    expect(args('COPY').some((a) => a[0] === 'explore')).toBe(true);
     expect(env.HOST).toBe('0.0.0.0');
     expect(env.NODE_ENV).toBe('production');
   });

@@ -2,6 +2,7 @@
 // pool, or loaded from the cache beside the draws) -> the route table.
 
 import { docsAssets } from '../server/docs-ui.js';
+import { exploreAssets } from '../server/explore.js';
 import type { Service } from '../server/http.js';
 import { ResponseCache } from '../server/response-cache.js';
 import type { Config } from '../config.js';
@@ -34,7 +35,7 @@ export async function loadArrests(config: Config, o: { quiet?: boolean; rebuild?
 }
 
 export function arrestsService(ctx: ArrestsCtx, config: Config): Service<ArrestsCtx> {
-  return { name: 'arrests', routes: ctx.routes, ctx, assets: docsAssets('civicstream school arrests'), accessLog: config.accessLog, cache: config.responseCacheMb > 0 ? new ResponseCache(config.responseCacheMb * 1024 * 1024) : undefined,
+  return { name: 'arrests', routes: ctx.routes, ctx, assets: new Map([...docsAssets('civicstream school arrests'), ...exploreAssets('arrests')]), accessLog: config.accessLog, cache: config.responseCacheMb > 0 ? new ResponseCache(config.responseCacheMb * 1024 * 1024) : undefined,
     etagSeed: `${VERSION}|${ctx.manifest.digest}|${ctx.mirrorUrl}`,
     timeoutMs: config.requestTimeoutMs,
   };

@@ -13,6 +13,7 @@ import { LoadError } from '../corpus/load-error.js';
 import { Progress } from '../progress.js';
 import { parseArgs, type Args, CliError } from './args.js';
 import { openFinance, runRoute, QUERY_ROUTES, replyText, type Offline } from './offline.js';
+import { writeParquetPages } from './export-parquet.js';
 
 interface Command {
   name: string;
@@ -72,13 +73,13 @@ const COMMANDS: Command[] = [
   },
   {
     name: 'export',
-    summary: 'Write a whole flat table (spending or revenue, harmonized by default) as CSV, streamed, any size.',
-    usage: 'civicstream export --out <file> [--data <mirror>] [--route spending|revenue] [--years 1967-2024] [--format csv] [--<parameter> <value>]...\n\nPages through the flat route 50,000 rows at a time and writes one CSV (one header), with a progress bar on stderr.\nOther flags are the route\'s parameters (--state, --type, --basis, ...). With no --govid, --state or --type: every government, type by type.',
+    summary: 'Write a whole flat table (spending or revenue, harmonized by default) as CSV or parquet, streamed, any size.',
+    usage: 'civicstream export --out <file> [--data <mirror>] [--route spending|revenue] [--years 1967-2024] [--format csv|parquet] [--<parameter> <value>]...\n\nPages through the flat route 50,000 rows at a time and writes one CSV (one header) or one parquet file (a row group a page, typed columns), with a progress bar on stderr.\nOther flags are the route\'s parameters (--state, --type, --basis, ...). With no --govid, --state or --type: every government, type by type.',
     run: async (a) => {
       const out = a.flags.get('out');
       if (!out) throw new CliError('export: --out <file> is required');
       const format = a.flags.get('format') ?? 'csv';
-      if (format !== 'csv') throw new CliError(`export: --format ${format} is not available; csv is (parquet: read the mirror itself)`);
+      if (format !== 'csv' && format !== 'parquet') throw new CliError(`export: --format must be csv or parquet; got '${format}'`);
       const route = a.flags.get('route') ?? 'spending';
       if (route !== 'spending' && route !== 'revenue') throw new CliError(`export: --route must be spending or revenue; got '${route}'`);
       const off = await openFinance(a.flags.get('data'), a.flags.get('workers'));
@@ -91,7 +92,9 @@ const COMMANDS: Command[] = [
         const selections = params.has('type') || params.has('govid') || params.has('state')
           ? [params]
           : ['state', 'county', 'city', 'township'].map((type) => new Map([...params, ['type', type]]));
-        const rows = await exportCsv(off, route, selections, out);
+        const pages = csvPages(off, route, selections);
+        const fields = off.ctx.routes.find((r) => r.path === QUERY_ROUTES[route])!.rowFields ?? [];
+        const rows = format === 'csv' ? await exportCsv(pages, out) : await writeParquetPages(async () => (await pages.next()).value ?? null, fields, out);
         process.stderr.write(`export: ${rows.toLocaleString('en-US')} rows -> ${out}\n`);
       } finally {
         await off.close();
@@ -134,12 +137,8 @@ const COMMANDS: Command[] = [
   { name: 'build-estimates', summary: 'Summarise a school draws mirror into its estimates (summaries/ beside the draws).', usage: 'civicstream build-estimates [--data <dir>] [--workers N]', run: script('scripts/build-estimates.js') },
 ];
 
-async function exportCsv(off: Offline, route: string, selections: Map<string, string>[], out: string): Promise<number> {
-  const file = createWriteStream(out);
-  const write = (text: string): Promise<void> => new Promise((resolve, reject) => {
-    if (file.write(text)) resolve(); else file.once('drain', resolve).once('error', reject);
-  });
-  let rows = 0, headerWritten = false;
+/** The export's pages: each selection paged 50,000 rows at a time, each page as the API's CSV text (its header first). */
+async function* csvPages(off: Offline, route: string, selections: Map<string, string>[]): AsyncGenerator<string> {
   for (const params of selections) {
     let done = 0, total = -1, progress: Progress | null = null;
     for (let page = 0; total < 0 || done < total; page++) {
@@ -148,25 +147,29 @@ async function exportCsv(off: Offline, route: string, selections: Map<string, st
       if (r.status !== 200) throw new CliError(`export: ${r.error ?? `status ${r.status}`}`);
       total = Number(r.headers['X-Total-Count']);
       progress ??= new Progress(`export ${params.get('type') ?? ''}`.trim(), total);
-      let first = true, pageRows = 0;
-      for (let chunk = r.next!(); chunk !== null; chunk = r.next!()) {
-        // Every page starts with the header line; the file keeps one.
-        let body = chunk;
-        if (first) {
-          if (headerWritten) body = chunk.slice(chunk.indexOf('\r\n') + 2);
-          else pageRows--;
-          headerWritten = true;
-          first = false;
-        }
-        pageRows += (body.match(/\r\n/g) ?? []).length;
-        await write(body);
-      }
-      done += pageRows;
-      progress.tick(pageRows);
-      if (pageRows === 0) break;
+      let text = '';
+      for (let chunk = r.next!(); chunk !== null; chunk = r.next!()) text += chunk;
+      const rows = (text.match(/\r\n/g) ?? []).length - 1;
+      if (rows <= 0) break;
+      done += rows;
+      progress.tick(rows);
+      yield text;
     }
     progress?.finish();
-    rows += done;
+  }
+}
+
+async function exportCsv(pages: AsyncGenerator<string>, out: string): Promise<number> {
+  const file = createWriteStream(out);
+  const write = (text: string): Promise<void> => new Promise((resolve, reject) => {
+    if (file.write(text)) resolve(); else file.once('drain', resolve).once('error', reject);
+  });
+  let rows = 0, first = true;
+  for await (const page of pages) {
+    // Every page starts with the header line; the file keeps one.
+    await write(first ? page : page.slice(page.indexOf('\r\n') + 2));
+    first = false;
+    rows += (page.match(/\r\n/g) ?? []).length - 1;
   }
   await new Promise<void>((resolve, reject) => file.end((err?: Error | null) => (err ? reject(err) : resolve())));
   return rows;

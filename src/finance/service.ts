@@ -3,6 +3,7 @@
 // the server listens, with a message naming the file.
 
 import { docsAssets } from '../server/docs-ui.js';
+import { exploreAssets } from '../server/explore.js';
 import type { Service } from '../server/http.js';
 import { ResponseCache } from '../server/response-cache.js';
 import type { Config } from '../config.js';
@@ -65,7 +66,7 @@ export async function loadFinance(config: Config): Promise<FinanceCtx> {
 }
 
 export function financeService(ctx: FinanceCtx, config: Config): Service<FinanceCtx> {
-  return { name: 'finance', routes: ctx.routes, ctx, assets: docsAssets('civicstream finance'), accessLog: config.accessLog, cache: config.responseCacheMb > 0 ? new ResponseCache(config.responseCacheMb * 1024 * 1024) : undefined,
+  return { name: 'finance', routes: ctx.routes, ctx, assets: new Map([...docsAssets('civicstream finance'), ...exploreAssets('finance')]), accessLog: config.accessLog, cache: config.responseCacheMb > 0 ? new ResponseCache(config.responseCacheMb * 1024 * 1024) : undefined,
     etagSeed: `${VERSION}|${ctx.catalog.manifest.digest}|${ctx.mirrorUrl}`,
     timeoutMs: config.requestTimeoutMs,
   };

@@ -1,0 +1,58 @@
+import { chart } from '/explore/chart.js';
+
+const $ = (id) => document.getElementById(id);
+const money = (v) => (Math.abs(v) >= 1e9 ? `${(v / 1e9).toFixed(1)}B` : Math.abs(v) >= 1e6 ? `${(v / 1e6).toFixed(1)}M` : Math.abs(v) >= 1e3 ? `${(v / 1e3).toFixed(1)}k` : v.toFixed(v < 10 ? 2 : 0));
+let current = null;
+
+async function search() {
+  const q = $('q').value.trim();
+  const list = $('results');
+  list.innerHTML = '';
+  if (q.length < 2) return;
+  const r = await (await fetch(`/api/v1/governments?q=${encodeURIComponent(q)}&limit=20`)).json();
+  for (const g of r.data ?? []) {
+    const li = document.createElement('li');
+    li.textContent = `${g.gov_name} (${g.type_label}, ${g.state ?? g.fips_state}) ${g.canonical_govid}`;
+    li.dataset.govid = g.canonical_govid;
+    li.addEventListener('click', () => { current = g; draw(); });
+    list.appendChild(li);
+  }
+}
+
+function series(rows, field) {
+  const byYear = new Map();
+  for (const r of rows) {
+    const v = r[field];
+    if (v === null || v === undefined) continue;
+    byYear.set(r.year, (byYear.get(r.year) ?? 0) + v);
+  }
+  return [...byYear].map(([x, y]) => ({ x, y }));
+}
+
+async function draw() {
+  if (!current) return;
+  const adjust = $('adjust').value, perCapita = $('scale').value === 'per_capita';
+  const q = `category=All%20Categories&adjust=${adjust}&per_capita=${perCapita}`;
+  const spendingCall = `/api/v1/governments/${current.canonical_govid}/spending?${q}`;
+  const revenueCall = `/api/v1/governments/${current.canonical_govid}/revenue?${q}`;
+  const [s, r] = await Promise.all([spendingCall, revenueCall].map(async (u) => (await fetch(u)).json()));
+  const field = perCapita ? (adjust === 'real' ? 'amt_per_capita_real' : 'amt_per_capita_nominal') : adjust === 'real' ? 'amt_real' : 'amt_nominal';
+  $('title').textContent = `${current.gov_name} (${current.canonical_govid})`;
+  chart($('chart'), [
+    { name: 'spending', color: '#d1495b', points: series(s.data ?? [], field) },
+    { name: 'revenue', color: '#2e86ab', points: series(r.data ?? [], field) },
+  ], { format: money, empty: 'No spending or revenue rows in the loaded years' });
+  const csv = `/api/v1/spending?govid=${current.canonical_govid}&category=All%20Categories&adjust=${adjust}&per_capita=${perCapita}&format=csv`;
+  $('links').innerHTML = '';
+  for (const [label, href] of [['spending API call', spendingCall], ['revenue API call', revenueCall], ['spending as CSV', csv]]) {
+    const a = document.createElement('a');
+    a.href = href;
+    a.textContent = `${label}: ${href}`;
+    $('links').appendChild(a);
+  }
+}
+
+let timer = 0;
+$('q').addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(search, 150); });
+$('adjust').addEventListener('change', draw);
+$('scale').addEventListener('change', draw);
