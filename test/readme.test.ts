@@ -51,7 +51,8 @@ describe('README', () => {
       if (out) {
         const file = path.join(tmp, out[1] ?? out[2]!);
         expect(existsSync(file), line).toBe(true);
-        expect(readFileSync(file, 'utf8').split('\r\n').length, line).toBeGreaterThan(100);
+        if (file.endsWith('.parquet')) expect(readFileSync(file).subarray(0, 4).toString(), line).toBe('PAR1');
+        else expect(readFileSync(file, 'utf8').split('\r\n').length, line).toBeGreaterThan(100);
       } else expect(r.stdout.length, line).toBeGreaterThan(0);
     }
   }, 180_000);
