@@ -1,12 +1,12 @@
 import { chart } from '/explore/chart.js';
 
 const $ = (id) => document.getElementById(id);
-const YEARS = ['15-16', '17-18', '21-22'];
-let current = null, rows = [];
+let current = null, rows = [], searchSeq = 0, YEARS = [];
 
 // Models as the service lists them; the first fitted in every school year is the default view (the service's default covers one year).
 const models = fetch('/api/v1/models').then((r) => r.json()).then((r) => {
   const list = r.data ?? [];
+  YEARS = [...new Set(list.flatMap((m) => m.years_in_mirror ?? m.years))].sort();
   const all = list.find((m) => YEARS.every((y) => (m.years_in_mirror ?? m.years).includes(y)));
   fill($('model'), list.map((m) => m.model));
   if (all) $('model').value = all.model;
@@ -18,7 +18,9 @@ async function search() {
   const list = $('results');
   list.innerHTML = '';
   if (q.length < 2) return;
+  const seq = ++searchSeq;
   const r = await (await fetch(`/api/v1/districts?q=${encodeURIComponent(q)}&limit=20`)).json();
+  if (seq !== searchSeq) return; // a newer search is on its way
   for (const d of r.data ?? []) {
     const li = document.createElement('li');
     li.textContent = `${d.lea_name} (${d.state}) ${d.leaid}`;
@@ -59,7 +61,7 @@ function draw() {
   const sel = rows.filter((r) => r.race === $('race').value && r.sex === $('sex').value);
   chart($('chart'), [{
     name: 'rate', color: '#6a4c93',
-    points: sel.map((r) => ({ x: YEARS.indexOf(r.year), y: r.rate_median, lo: r.rate_lower, hi: r.rate_upper })),
+    points: sel.filter((r) => YEARS.includes(r.year)).map((r) => ({ x: YEARS.indexOf(r.year), y: r.rate_median, lo: r.rate_lower, hi: r.rate_upper })),
   }], { format: (v) => v.toFixed(3), xLabel: (i) => YEARS[i] ?? '', empty: 'No estimates for this group' });
 }
 

@@ -2,14 +2,16 @@ import { chart } from '/explore/chart.js';
 
 const $ = (id) => document.getElementById(id);
 const money = (v) => (Math.abs(v) >= 1e9 ? `${(v / 1e9).toFixed(1)}B` : Math.abs(v) >= 1e6 ? `${(v / 1e6).toFixed(1)}M` : Math.abs(v) >= 1e3 ? `${(v / 1e3).toFixed(1)}k` : v.toFixed(v < 10 ? 2 : 0));
-let current = null;
+let current = null, searchSeq = 0;
 
 async function search() {
   const q = $('q').value.trim();
   const list = $('results');
   list.innerHTML = '';
   if (q.length < 2) return;
+  const seq = ++searchSeq;
   const r = await (await fetch(`/api/v1/governments?q=${encodeURIComponent(q)}&limit=20`)).json();
+  if (seq !== searchSeq) return; // a newer search is on its way
   for (const g of r.data ?? []) {
     const li = document.createElement('li');
     li.textContent = `${g.gov_name} (${g.type_label}, ${g.state ?? g.fips_state}) ${g.canonical_govid}`;
@@ -42,7 +44,10 @@ async function draw() {
     { name: 'spending', color: '#d1495b', points: series(s.data ?? [], field) },
     { name: 'revenue', color: '#2e86ab', points: series(r.data ?? [], field) },
   ], { format: money, empty: 'No spending or revenue rows in the loaded years' });
-  const csv = `/api/v1/spending?govid=${current.canonical_govid}&category=All%20Categories&adjust=${adjust}&per_capita=${perCapita}&format=csv`;
+  // The flat route answers the latest year unless told: ask for the years the chart shows.
+  const years = (s.data ?? []).map((row) => row.year);
+  const span = years.length ? `&years=${Math.min(...years)}-${Math.max(...years)}` : '';
+  const csv = `/api/v1/spending?govid=${current.canonical_govid}&category=All%20Categories&adjust=${adjust}&per_capita=${perCapita}${span}&format=csv`;
   $('links').innerHTML = '';
   for (const [label, href] of [['spending API call', spendingCall], ['revenue API call', revenueCall], ['spending as CSV', csv]]) {
     const a = document.createElement('a');

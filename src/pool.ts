@@ -32,6 +32,9 @@ export class Pool {
   private outstanding = 0;
   private pending: Pending[] = [];
   private flushScheduled = false;
+  /** Batch messages posted, and the small jobs they carried (reported by /health). */
+  batches = 0;
+  batchedJobs = 0;
 
   constructor(o: PoolOptions) {
     this.capacity = o.workers + o.maxQueue;
@@ -100,6 +103,8 @@ export class Pool {
   }
 
   private post(chunk: Pending[]): void {
+    this.batches++;
+    this.batchedJobs += chunk.length;
     const settle = (p: Pending, o: BatchOutcome): void => {
       if (o.ok) p.resolve(o.value);
       else p.reject(Object.assign(new Error(o.message), { stack: o.stack }));

@@ -127,6 +127,33 @@ describe('civicstream export', () => {
     for (const i of [0, 1, 49_999, 50_000, records.length - 1]) expect(head!.map((k) => cell(rows[i]![k])), `row ${i}`).toEqual(records[i]);
   }, 120_000);
 
+  it('--format parquet keeps nulls as nulls (completed cells: amounts, codes and flags)', async () => {
+    const args = ['--years', '2011-2020', '--type', 'county', '--state', 'DE', '--category', 'Police', '--complete', 'true'];
+    const pq = path.join(tmp, 'complete.parquet'), csv = path.join(tmp, 'complete.csv');
+    expect((await cli(['export', '--data', V6, ...args, '--format', 'parquet', '--out', pq])).code).toBe(0);
+    expect((await cli(['export', '--data', V6, ...args, '--out', csv])).code).toBe(0);
+    const [head, ...records] = await parseCsv(readFileSync(csv, 'utf8'));
+    const at = (k: string) => head!.indexOf(k);
+    const rows = await query(`SELECT * FROM read_parquet('${pq}')`);
+    expect(rows.length).toBe(records.length);
+    const notReported = records.filter((r) => r[at('value_source')] === 'not_reported');
+    expect(notReported.length).toBeGreaterThan(0);
+    records.forEach((r, i) => {
+      for (const k of ['amt_nominal', 'codes_included', 'aggregate_fallback']) expect(rows[i]![k] === null, `${i} ${k}`).toBe(r[at(k)] === '');
+    });
+  }, 60_000);
+
+  it('with subtype the pages are the route\'s narrower cap (1,000 rows), still one file', async () => {
+    const out = path.join(tmp, 'capital.csv');
+    const r = await cli(['export', '--data', V6, '--years', '2011-2020', '--type', 'county', '--subtype', 'capital', '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    const total = Number((await fetch(`${financeUrl()}/api/v1/spending?years=2011-2020&type=county&subtype=capital&format=csv&limit=1`)).headers.get('x-total-count'));
+    expect(total).toBeGreaterThan(1000);
+    const records = await parseCsv(readFileSync(out, 'utf8'));
+    expect(records.length - 1).toBe(total);
+    expect(r.stderr).toContain(`export: ${total.toLocaleString('en-US')} rows`);
+  }, 120_000);
+
   it('with no selection exports every government, type by type, under one header', async () => {
     const out = path.join(tmp, 'revenue.csv');
     const r = await cli(['export', '--data', V6, '--route', 'revenue', '--years', '2020', '--out', out]);

@@ -60,13 +60,13 @@ describe('typed client', () => {
     }
   });
 
-  it('retries a 503 after its Retry-After seconds, then answers; gives up after its retries', async () => {
-    let calls = 0;
+  it('retries a 503 after its Retry-After seconds (or its backoff without one), then answers; gives up after its retries', async () => {
+    let calls = 0, noHeader = false;
     const stamps: number[] = [];
     const srv = createServer((_req, res) => {
       calls++;
       stamps.push(Date.now());
-      if (calls <= 2) { res.writeHead(503, { 'Retry-After': '1', 'Content-Type': 'application/json' }); res.end('{"status":"error","data":null,"error":"busy","meta":{},"provenance":null,"suggestions":[]}'); return; }
+      if (calls <= 2) { res.writeHead(503, noHeader ? { 'Content-Type': 'application/json' } : { 'Retry-After': '1', 'Content-Type': 'application/json' }); res.end('{"status":"error","data":null,"error":"busy","meta":{},"provenance":null,"suggestions":[]}'); return; }
       res.writeHead(200, { 'Content-Type': 'application/json' });
       res.end('{"status":"success","data":[{"x":1}],"error":null,"meta":{"total":1,"limit":10,"page":0},"provenance":null,"suggestions":[]}');
     });
@@ -79,6 +79,14 @@ describe('typed client', () => {
       expect(calls).toBe(3);
       expect(stamps[1]! - stamps[0]!).toBeGreaterThanOrEqual(950);
       expect(stamps[2]! - stamps[1]!).toBeGreaterThanOrEqual(950);
+      // A 503 without Retry-After (a proxy's, say) waits the backoff, not zero.
+      calls = 1;
+      noHeader = true;
+      const backoff = new Client<{ '/x': { params: object; row: { x: number } } }>(`http://127.0.0.1:${port}`, { backoffMs: 300 });
+      stamps.length = 0;
+      expect((await backoff.get('/x')).data).toEqual([{ x: 1 }]);
+      expect(stamps[1]! - stamps[0]!).toBeGreaterThanOrEqual(280);
+      noHeader = false;
       calls = -100; // from now on every answer is a 503
       const stubborn = new Client<{ '/x': { params: object; row: object } }>(`http://127.0.0.1:${port}`, { retries: 1 });
       const err = await stubborn.get('/x').catch((e: unknown) => e);

@@ -1,48 +1,49 @@
 // `civicstream export --format parquet`: the same pages as the CSV export,
-// each parsed back into typed Arrow columns (types from the route's row
-// fields) and streamed through parquet-wasm's writer, one row group a page.
+// each parsed back into typed columns (types from the route's row fields) and
+// streamed through parquet-wasm's writer, one row group a page. Parsing the
+// API's own CSV keeps the export the API's rows by construction.
 
 import { createWriteStream } from 'node:fs';
 import { Writable } from 'node:stream';
-import { Bool, Float64, Int32, Table as ArrowTable, Utf8, tableToIPC, vectorFromArray, type DataType, type Vector } from 'apache-arrow';
-import { Table as WasmTable, transformParquetStream, type RecordBatch } from 'parquet-wasm';
+import { transformParquetStream, type RecordBatch } from 'parquet-wasm';
 import { csvRecords } from '../client/index.js';
+import { recordBatch, writerProperties, type ColumnSpec } from '../corpus/parquet-write.js';
 import type { FieldDoc } from '../server/route-spec.js';
 
 /** One page of the export as CSV text (header first), or null when done. */
 export type NextPage = () => Promise<string | null>;
 
-function arrowType(f: FieldDoc | undefined): DataType {
+type Kind = 'int32' | 'float64' | 'bool' | 'utf8';
+
+function kindOf(f: FieldDoc | undefined): Kind {
   const t = f?.type.split('|')[0]?.trim();
-  return t === 'integer' ? new Int32() : t === 'number' ? new Float64() : t === 'boolean' ? new Bool() : new Utf8();
+  return t === 'integer' ? 'int32' : t === 'number' ? 'float64' : t === 'boolean' ? 'bool' : 'utf8';
 }
 
-function parse(text: string, type: DataType, nullable: boolean): unknown {
-  if (type instanceof Utf8) return text === '' && nullable ? null : text;
+// CSV writes null and '' alike: a nullable string column reads '' back as null, a non-null one as ''.
+function value(text: string, kind: Kind, nullable: boolean): string | number | boolean | null {
+  if (kind === 'utf8') return text === '' && nullable ? null : text;
   if (text === '') return null;
-  if (type instanceof Bool) return text === 'true';
-  return Number(text);
+  return kind === 'bool' ? text === 'true' : Number(text);
 }
 
 async function batchOf(csv: string, fields: FieldDoc[]): Promise<RecordBatch | null> {
   const stream = new ReadableStream<Uint8Array>({ start(c) { c.enqueue(new TextEncoder().encode(csv)); c.close(); } });
   let header: string[] | null = null;
-  const columns: unknown[][] = [];
+  const cells: string[][] = [];
   for await (const rec of csvRecords(stream)) {
-    if (header === null) { header = rec; header.forEach(() => columns.push([])); continue; }
-    rec.forEach((v, c) => columns[c]!.push(v));
+    if (header === null) { header = rec; header.forEach(() => cells.push([])); continue; }
+    rec.forEach((v, c) => cells[c]!.push(v));
   }
-  if (header === null || columns[0]!.length === 0) return null;
+  if (header === null || cells[0]!.length === 0) return null;
   const byName = new Map(fields.map((f) => [f.name, f]));
-  const vectors: Record<string, Vector> = {};
-  header.forEach((name, c) => {
+  const columns = header.map((name, c): ColumnSpec => {
     const f = byName.get(name);
-    const type = arrowType(f);
+    const kind = kindOf(f);
     const nullable = f === undefined || f.type.includes('null') || f.when !== undefined;
-    vectors[name] = vectorFromArray(columns[c]!.map((v) => parse(v as string, type, nullable)), type);
+    return { name, type: kind, values: cells[c]!.map((t) => value(t, kind, nullable)) } as ColumnSpec;
   });
-  const table = new ArrowTable(vectors);
-  return WasmTable.fromIPCStream(tableToIPC(table, 'stream')).recordBatch(0) ?? null;
+  return recordBatch(columns);
 }
 
 /** Writes the pages as one parquet file; resolves with the rows written. */
@@ -61,7 +62,7 @@ export async function writeParquetPages(next: NextPage, fields: FieldDoc[], out:
       }
     },
   });
-  const bytes = await transformParquetStream(batches);
+  const bytes = await transformParquetStream(batches, writerProperties());
   await bytes.pipeTo(Writable.toWeb(createWriteStream(out)) as WritableStream);
   return rows;
 }

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONFIG_VARS, PROJECT_ROOT, readConfig } from '../config.js';
 import { LoadError } from '../corpus/load-error.js';
+import { GOV_TYPES } from '../finance/catalog.js';
 import { Progress } from '../progress.js';
 import { parseArgs, type Args, CliError } from './args.js';
 import { openFinance, runRoute, QUERY_ROUTES, replyText, type Offline } from './offline.js';
@@ -86,15 +87,15 @@ const COMMANDS: Command[] = [
       try {
         const params = new Map([...a.flags].filter(([k]) => !['data', 'workers', 'out', 'route', 'format'].includes(k)));
         if (!params.has('years')) params.set('years', `${off.ctx.catalog.years[0]}-${off.ctx.catalog.maxYear}`);
+        // No limit: a CSV page defaults to the route's cap (50,000 rows; fewer with subtype or recipe).
         params.set('format', 'csv');
-        params.set('limit', '50000');
         // With no selection, the whole corpus: each type of government in turn, under one header.
         const selections = params.has('type') || params.has('govid') || params.has('state')
           ? [params]
-          : ['state', 'county', 'city', 'township'].map((type) => new Map([...params, ['type', type]]));
+          : GOV_TYPES.map((type) => new Map([...params, ['type', type]]));
         const pages = csvPages(off, route, selections);
         const fields = off.ctx.routes.find((r) => r.path === QUERY_ROUTES[route])!.rowFields ?? [];
-        const rows = format === 'csv' ? await exportCsv(pages, out) : await writeParquetPages(async () => (await pages.next()).value ?? null, fields, out);
+        const rows = format === 'csv' ? await exportCsv(pages, out) : await writeParquetPages(async () => (await pages.next()).value?.text ?? null, fields, out);
         process.stderr.write(`export: ${rows.toLocaleString('en-US')} rows -> ${out}\n`);
       } finally {
         await off.close();
@@ -137,41 +138,44 @@ const COMMANDS: Command[] = [
   { name: 'build-estimates', summary: 'Summarise a school draws mirror into its estimates (summaries/ beside the draws).', usage: 'civicstream build-estimates [--data <dir>] [--workers N]', run: script('scripts/build-estimates.js') },
 ];
 
-/** The export's pages: each selection paged 50,000 rows at a time, each page as the API's CSV text (its header first). */
-async function* csvPages(off: Offline, route: string, selections: Map<string, string>[]): AsyncGenerator<string> {
+/** The export's pages: each selection paged at the route's CSV cap, each page the API's CSV text (its header first) and its row count. */
+async function* csvPages(off: Offline, route: string, selections: Map<string, string>[]): AsyncGenerator<{ text: string; rows: number }> {
   for (const params of selections) {
-    let done = 0, total = -1, progress: Progress | null = null;
-    for (let page = 0; total < 0 || done < total; page++) {
+    let progress: Progress | null = null;
+    for (let page = 0; ; page++) {
       params.set('page', String(page));
       const r = await runRoute(off, route, params);
       if (r.status !== 200) throw new CliError(`export: ${r.error ?? `status ${r.status}`}`);
-      total = Number(r.headers['X-Total-Count']);
+      // Rows from the headers, not by counting line ends: a quoted field may hold one.
+      const total = Number(r.headers['X-Total-Count']), limit = Number(r.headers['X-Limit']);
+      const rows = Math.max(0, Math.min(limit, total - page * limit));
       progress ??= new Progress(`export ${params.get('type') ?? ''}`.trim(), total);
+      if (rows === 0) break;
       let text = '';
       for (let chunk = r.next!(); chunk !== null; chunk = r.next!()) text += chunk;
-      const rows = (text.match(/\r\n/g) ?? []).length - 1;
-      if (rows <= 0) break;
-      done += rows;
       progress.tick(rows);
-      yield text;
+      yield { text, rows };
     }
     progress?.finish();
   }
 }
 
-async function exportCsv(pages: AsyncGenerator<string>, out: string): Promise<number> {
+async function exportCsv(pages: AsyncGenerator<{ text: string; rows: number }>, out: string): Promise<number> {
   const file = createWriteStream(out);
+  let failed: Error | null = null;
+  file.on('error', (e) => { failed = e; });
   const write = (text: string): Promise<void> => new Promise((resolve, reject) => {
+    if (failed) { reject(failed); return; }
     if (file.write(text)) resolve(); else file.once('drain', resolve).once('error', reject);
   });
   let rows = 0, first = true;
   for await (const page of pages) {
     // Every page starts with the header line; the file keeps one.
-    await write(first ? page : page.slice(page.indexOf('\r\n') + 2));
+    await write(first ? page.text : page.text.slice(page.text.indexOf('\r\n') + 2));
     first = false;
-    rows += (page.match(/\r\n/g) ?? []).length - 1;
+    rows += page.rows;
   }
-  await new Promise<void>((resolve, reject) => file.end((err?: Error | null) => (err ? reject(err) : resolve())));
+  await new Promise<void>((resolve, reject) => file.end((err?: Error | null) => (err ?? failed ? reject(err ?? failed) : resolve())));
   return rows;
 }
 

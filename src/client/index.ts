@@ -74,9 +74,11 @@ export class Client<R extends RouteTable> {
         continue;
       }
       if (res.status !== 503 || attempt >= this.retries) return res;
-      const after = Number(res.headers.get('retry-after'));
+      // Retry-After in seconds when the server sends it (capped at a minute); otherwise the backoff.
+      const header = res.headers.get('retry-after');
+      const after = header === null || header.trim() === '' ? Number.NaN : Number(header);
       await res.arrayBuffer(); // free the connection
-      await sleep(Number.isFinite(after) && after >= 0 ? after * 1000 : this.backoffMs * 2 ** attempt);
+      await sleep(Number.isFinite(after) && after >= 0 ? Math.min(after, 60) * 1000 : this.backoffMs * 2 ** attempt);
     }
   }
 

@@ -22,6 +22,13 @@ export function rowCategoryKey(hcode: number, codeCat: Int16Array, nCategories: 
   return c >= 0 ? c : nCategories;
 }
 
+/** rowCategoryKey of every possible code id, built once: the loader's sort and the job's search each read one lookup a row. */
+export function rowCategoryKeys(codeCat: Int16Array, nCategories: number): Uint16Array {
+  const keys = new Uint16Array(NO_CODE + 1);
+  for (let h = 0; h <= NO_CODE; h++) keys[h] = rowCategoryKey(h, codeCat, nCategories);
+  return keys;
+}
+
 export interface FinanceColumns {
   nRows: number;
   nGroups: number;

@@ -33,9 +33,9 @@ export interface PartitionJob {
   /** Codes the catalog did not know get ids from here up (a range per loader thread), remapped by the caller. */
   extraBase: number;
   columns: Pick<FinanceColumns, 'code' | 'hcode' | 'amt' | 'flags'>;
-  /** Category id by code id (-1 for none) and the number of categories: the in-group order (rowCategoryKey). */
-  codeCat: Int16Array;
-  nCategories: number;
+  /** The in-group row order key of every code id (EngineCatalog.codeKey), and the number of keys. */
+  codeKey: Uint16Array;
+  nKeys: number;
 }
 
 export interface PartitionGroups {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { LoadError, boolAt, chunks, internUtf8, isValid, parquetTable, readBytes, sha256 } from '../corpus/parquet.js';
 import { viewOf } from '../corpus/shared.js';
 import type { PartitionGroups, PartitionJob } from './corpus-layout.js';
-import { FLAG_AGGREGATE, FLAG_AMT_NULL, NO_CODE, rowCategoryKey } from './columns.js';
+import { FLAG_AGGREGATE, FLAG_AMT_NULL, NO_CODE } from './columns.js';
 
 
 
@@ -33,12 +33,10 @@ export async function loadPartitions(job: PartitionJob): Promise<{ groups: Parti
   const amt = viewOf(job.columns.amt as never) as Int32Array, flags = viewOf(job.columns.flags as never) as Uint8Array;
   const nGov = job.govIds.length;
   const groups: PartitionGroups[] = [];
-  // rowCategoryKey for every code id at once: the per-row loop is then one lookup.
-  const keyOf = new Uint16Array(NO_CODE + 1);
-  for (let h = 0; h <= NO_CODE; h++) keyOf[h] = rowCategoryKey(h, job.codeCat, job.nCategories);
+  const keyOf = job.codeKey;
   // Orders one written group's rows by key, in place: a stable counting sort over the
   // group's contiguous rows (groups are small, often already in order, and stay in cache).
-  const nKeys = job.nCategories + 2;
+  const nKeys = job.nKeys;
   const keyStart = new Int32Array(nKeys + 1);
   let idx = new Int32Array(1024), tmpCode = new Uint16Array(1024), tmpH = new Uint16Array(1024), tmpAmt = new Int32Array(1024), tmpFlags = new Uint8Array(1024);
   const orderGroup = (s: number, e: number): void => {
@@ -73,7 +71,7 @@ export async function loadPartitions(job: PartitionJob): Promise<{ groups: Parti
     const codeIds = toGlobal(file, 'item_code', internUtf8(chunks(table, 'item_code'), n), internCode);
     const hcodeIds = job.harmonized ? toGlobal(file, 'harmonized_code', internUtf8(chunks(table, 'harmonized_code'), n), internCode, true) : null;
 
-    // Counting sort by government: stable, so file order is kept within a group.
+    // Counting sort by government; each group's rows are then ordered by category key in place (orderGroup).
     const counts = new Uint32Array(nGov + 1);
     for (let i = 0; i < n; i++) counts[gov[i]! + 1]!++;
     for (let g = 0; g < nGov; g++) counts[g + 1]! += counts[g]!;

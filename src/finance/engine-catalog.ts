@@ -4,6 +4,7 @@
 // on the main thread; jobs see only ids.
 
 import type { Catalog, Flow } from './catalog.js';
+import { rowCategoryKeys } from './columns.js';
 import { WIDE_ERA_LAST_YEAR } from './eras.js';
 
 export const FLOWS: readonly Flow[] = ['expenditure', 'revenue', 'balance'];
@@ -50,6 +51,8 @@ export interface EngineCatalog {
   codeCat: Int16Array;
   /** Per code id: subtype id, -1 when unclassified. */
   codeSub: Int16Array;
+  /** Per code id (NO_CODE included): the in-group row order key (rowCategoryKeys). */
+  codeKey: Uint16Array;
   categories: string[];
   categoryFlow: Uint8Array;
   /** Rank of each category name in ascending order, for row ordering. */
@@ -135,7 +138,7 @@ export function buildEngineCatalog(cat: Catalog): EngineCatalog {
     : cat.years.filter((y) => y <= WIDE_ERA_LAST_YEAR);
 
   return {
-    nCodes, codeFlow, codeCat, codeSub, categories, categoryFlow, categoryRank: rank(categories), subtypes, subtypeRank: rank(subtypes),
+    nCodes, codeFlow, codeCat, codeSub, codeKey: rowCategoryKeys(codeCat, categories.length), categories, categoryFlow, categoryRank: rank(categories), subtypes, subtypeRank: rank(subtypes),
     govType, govRank, recipes, categoryRecipes, supersedes, grid, censusZeroYears,
     hasRepresentation: cat.sourceFiles.has('representation') && cat.sourceFiles.has('code_set'),
   };

@@ -52,6 +52,7 @@ export function health(req: RouteRequest<FinanceCtx>): Reply {
     memory: { rss_bytes: process.memoryUsage.rss(), heap_used_bytes: process.memoryUsage().heapUsed },
     open_streams: openStreams(),
     pool_jobs: ctx.pool.load,
+    pool_batches: { messages: ctx.pool.batches, jobs: ctx.pool.batchedJobs },
     requests_in_flight: inFlight(),
     uptime_s: Math.round((Date.now() - ctx.startedAt) / 1000),
   }]));

@@ -3,7 +3,8 @@
 // read ~9 bytes a row straight into shared memory instead of decoding parquet.
 //
 // It is keyed by the manifest's own text (which carries every file's sha256),
-// the code dictionary the catalog seeded, and each partition's size and
+// the code dictionary the catalog seeded, the codes' categories (the in-group
+// row order), and each partition's size and
 // modification time: any change to the mirror is a miss and a full, verified
 // load. CIVICSTREAM_LOAD_CACHE=off disables it.
 
@@ -14,6 +15,7 @@ import path from 'node:path';
 import { allocColumn, type Kind, type SharedColumn } from '../corpus/shared.js';
 import type { Catalog } from './catalog.js';
 import type { FinanceColumns } from './columns.js';
+import { buildEngineCatalog } from './engine-catalog.js';
 
 // 2: rows inside a group are ordered by rowCategoryKey.
 const FORMAT = 'civicstream-finance-load-cache-2';
@@ -24,6 +26,8 @@ const enabled = (): boolean => (process.env.CIVICSTREAM_LOAD_CACHE ?? 'on') !== 
 function key(cat: Catalog, codesAtSeed: number): string {
   const h = createHash('sha256').update(FORMAT).update(readFileSync(path.join(cat.dir, 'manifest.json')));
   h.update(JSON.stringify(cat.codes.slice(0, codesAtSeed)));
+  // The rows' order inside a group follows the codes' categories (metadata whose sha256 the manifest may omit).
+  h.update(buildEngineCatalog(cat).codeKey);
   for (const p of cat.manifest.partitions) {
     const st = statSync(path.join(cat.dir, p.path));
     h.update(`${p.path}|${st.size}|${st.mtimeMs}`);

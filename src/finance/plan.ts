@@ -88,6 +88,8 @@ export interface MoneySummary {
   codesObserved: number[];
   aggregateYears: number[];
   naRows: number;
+  /** Corpus rows the job read (its cost; a category query reads only those categories' rows of each group). */
+  rowsRead: number;
   naAmount: number;
   /** [recipe index, years it would fill] for category-scoped gaps. */
   suggestions: [number, number[]][];

@@ -34,6 +34,7 @@ function merge(parts: MoneyResult[], plan: MoneyPlan): MoneyResult {
     codesObserved: union((x) => x.codesObserved),
     aggregateYears: union((x) => x.aggregateYears),
     naRows: s.reduce((n, x) => n + x.naRows, 0),
+    rowsRead: s.reduce((n, x) => n + x.rowsRead, 0),
     naAmount: s.reduce((n, x) => n + x.naAmount, 0),
     suggestions: s.flatMap((x) => x.suggestions),
     directSuppressed: s.some((x) => x.directSuppressed),

@@ -104,7 +104,7 @@ async function loadColumns(catalog: Catalog, workers: number): Promise<FinanceCo
     const job: PartitionJob = {
       dir: catalog.dir, parts: share, longColumns: catalog.rules.longColumns, harmonized: catalog.rules.harmonized,
       govIds: catalog.governments.map((g) => g.canonical_govid), codes: catalog.codes, extraBase, columns: rows,
-      codeCat: seedEngine.codeCat, nCategories: seedEngine.categories.length,
+      codeKey: seedEngine.codeKey, nKeys: seedEngine.categories.length + 2,
     };
     const r = await runLoader<{ groups: PartitionGroups[]; extraCodes: string[] }>(catalog.dir, { job: 'partitions', partitions: job });
     return { ...r, extraBase };

@@ -16,7 +16,7 @@
 // balances are always read raw; recipes sum their component codes with no
 // aggregate filter inside each component's year window and type scope.
 
-import { FLAG_AGGREGATE, NO_CODE, rowCategoryKey } from '../../src/finance/columns.js';
+import { FLAG_AGGREGATE, NO_CODE } from '../../src/finance/columns.js';
 import { FLOW_ID, SCOPE_LOCAL, SCOPE_STATE, type EngineCatalog } from '../../src/finance/engine-catalog.js';
 import {
   ALL_CATEGORIES_ID, RECIPE_CATEGORY_ID, RECIPE_SUBTYPE_ID, ROW_AGGREGATE, ROW_DIRECT_SUPPRESSED,
@@ -49,9 +49,10 @@ interface Ctx {
   wantFlow: Uint8Array;
   inScope: Uint8Array[];
   keepCat: Uint8Array | null;
-  /** In-group category keys to visit, ascending (rowCategoryKey); null: scan whole groups. */
+  /** In-group category keys to visit, ascending (EngineCatalog.codeKey); null: scan whole groups. */
   keys: number[] | null;
   na: { rows: number; amount: number };
+  rowsRead: number;
 }
 
 export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyResult {
@@ -67,6 +68,7 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
     keepCat: plan.categories === null ? null : new Uint8Array(e.categories.length),
     keys: null,
     na: { rows: 0, amount: 0 },
+    rowsRead: 0,
   };
   for (const f of plan.flows) x.wantFlow[f] = 1;
   if (x.keepCat) for (const id of plan.categories!) x.keepCat[id] = 1;
@@ -223,6 +225,7 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
       codesObserved: [...codes].sort((p, q) => p - q),
       aggregateYears: [...aggregateYears].sort((p, q) => p - q),
       naRows: x.na.rows,
+      rowsRead: x.rowsRead,
       naAmount: x.na.amount,
       suggestions: supersede(e, suggestHits),
       directSuppressed: Object.keys(suppressedRecipes).length > 0,
@@ -386,13 +389,13 @@ function aggregate(x: Ctx, cells: Cells, gov: number, year: number, g: number): 
   if (x.keys === null) { scan(x, cells, gov, year, start, end); return; }
   // Only the requested categories' rows (and the unmapped ones, which the provenance counts) can
   // contribute: every other row's harmonized code maps to no cell of this plan.
-  const { hcode } = x.c, codeCat = x.e.codeCat, nCat = x.e.categories.length;
+  const { hcode } = x.c, key = x.e.codeKey;
   let lo = start;
   for (const k of x.keys) {
     let hi = end;
-    while (lo < hi) { const m = (lo + hi) >>> 1; if (rowCategoryKey(hcode[m]!, codeCat, nCat) < k) lo = m + 1; else hi = m; }
+    while (lo < hi) { const m = (lo + hi) >>> 1; if (key[hcode[m]!]! < k) lo = m + 1; else hi = m; }
     let stop = lo;
-    while (stop < end && rowCategoryKey(hcode[stop]!, codeCat, nCat) === k) stop++;
+    while (stop < end && key[hcode[stop]!] === k) stop++;
     if (stop > lo) scan(x, cells, gov, year, lo, stop);
     lo = stop;
   }
@@ -405,6 +408,7 @@ function scan(x: Ctx, cells: Cells, gov: number, year: number, start: number, en
   const recipe = plan.recipe === null ? null : e.recipes[plan.recipe]!;
   const codeArr = c.code, hcode = c.hcode, amtArr = c.amt, flagArr = c.flags;
   const harmonized = plan.harmonized;
+  x.rowsRead += end - start;
   for (let r = start; r < end; r++) {
     const code = codeArr[r]!;
     const aggregate = (flagArr[r]! & FLAG_AGGREGATE) !== 0;
@@ -612,6 +616,8 @@ class RowBuilder {
       out[k === 'vs' ? 'valueSource' : k] = view;
       at += view.byteLength;
     }
+    // A deep page can grow the scratch to millions of rows; it is not kept for the worker's life.
+    if (s.cap > 1 << 16) RowBuilder.scratch = RowBuilder.columns(64);
     return out as unknown as MoneyRows;
   }
 }

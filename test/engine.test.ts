@@ -1,0 +1,38 @@
+// The money job in-process on the fixture: what a query costs in corpus rows
+// read. A harmonized query for named categories reads only those categories'
+// rows of each (government, year) run; the answers are compared with the
+// unfiltered query in finance-money-numbers.test.ts.
+
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readConfig } from '../dist/src/config.js';
+import { loadFinance } from '../dist/src/finance/service.js';
+import { planOf, type MoneyRoute } from '../dist/src/finance/money.js';
+import { attachFinance } from '../dist/workers/finance/corpus.js';
+import { money } from '../dist/workers/finance/money.js';
+import { ROOT } from './helpers/server.js';
+
+type Ctx = Awaited<ReturnType<typeof loadFinance>>;
+let ctx: Ctx;
+beforeAll(async () => { ctx = await loadFinance(readConfig({ ...process.env, FINANCE_DATA: path.join(ROOT, 'fixtures/finance/v6'), WORKERS: '1' })); }, 60_000);
+afterAll(async () => { await ctx?.pool.close(); });
+
+const spending: MoneyRoute = { verb: 'spending', flows: ['expenditure'], subtypeField: 'spend_subtype', withFlow: false };
+
+describe('money job cost', () => {
+  it('a harmonized one-category query reads a small part of each run; raw basis and the IG leg read whole runs', () => {
+    const view = attachFinance(ctx.columns);
+    const police = ctx.engine.categories.indexOf('Police');
+    const gid = ctx.catalog.governments.findIndex((g) => g.canonical_govid === '062037161174');
+    const base = { basis: 'harmonized', page: 0, limit: 1000, adjust: 'nominal', per_capita: false, base_year: ctx.catalog.maxYear };
+    const run = (params: Record<string, unknown>) => money(view, ctx.engine, planOf(ctx, spending, { gids: [gid], years: ctx.catalog.years, params: { ...base, ...params } })).summary.rowsRead;
+    const category = { category: { ids: [police], all: false, names: ['Police'] } };
+    const whole = run({});
+    const one = run(category);
+    expect(whole).toBeGreaterThan(300);
+    expect(one).toBeGreaterThan(0);
+    expect(one).toBeLessThan(whole / 5);
+    expect(run({ ...category, basis: 'raw' })).toBe(whole);
+    expect(run({ ...category, expenditure_concept: 'total' })).toBe(whole);
+  });
+});
