@@ -114,7 +114,7 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
   // Presence marks of the fast path, with the list of what was marked (folding a whole array back is what cost).
   const codeSeen = new Uint8Array(e.nCodes), catYearSeen = new Uint8Array(e.categories.length * Y);
   const codesMarked: number[] = [], catYearsMarked: number[] = [];
-  const fast = !plan.complete && !(plan.igLeg && !plan.allCategories) && !plan.suggest && plan.peerTarget === null && !plan.dropNoPopulation;
+  const fast = !plan.complete && !(plan.igLeg && !plan.allCategories) && plan.peerTarget === null && !plan.dropNoPopulation;
   const yearsPresent: Record<number, number[]> = {};
   const hasRows = new Uint8Array(govs.length);
   const codes = new Set<number>(), aggregateYears = new Set<number>(), balanceSubs = new Set<number>(), popYears = new Set<number>();
@@ -141,6 +141,12 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
       if (fast) {
         // Most rows of a fleet query only count: no row object unless it is on the page.
         const list = cells.sorted();
+        if (plan.suggest && g >= 0 && plan.categories !== null) {
+          // A year with no Direct row of the requested categories: which recipes would give one.
+          let direct = false;
+          for (let k = 0; k < list.length && !direct; k++) direct = cells.cellSub[list[k]!] !== x.igSub;
+          if (!direct) suggest(x, g, year, type, suggestHits);
+        }
         if (list.length === 0) continue;
         const pop = g >= 0 ? c.gPop[g]! : -1;
         let counted = 0;
