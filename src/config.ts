@@ -37,7 +37,7 @@ export const CONFIG_VARS: ConfigVar[] = [
   { env: 'HOST', default: '127.0.0.1', description: 'Address both services listen on (0.0.0.0 in the container).' },
   { env: 'FINANCE_DATA', default: 'fixtures/finance/v6', description: 'Finance mirror directory (manifest.json, data/long/year=YYYY/part-0.parquet, metadata tables).' },
   { env: 'ARRESTS_DATA', default: 'fixtures/arrests', description: 'School arrest-rate draws mirror directory.' },
-  { env: 'WORKERS', default: 'the core count', description: 'Worker threads in the pool.' },
+  { env: 'WORKERS', default: 'the core count', description: 'Worker threads in the pool (start-up decodes the mirror on every core whatever this is).' },
   { env: 'MIRROR_URL', default: 'absolute path of FINANCE_DATA', description: 'Public mirror address written into provenance SQL.' },
   { env: 'ARRESTS_MIRROR_URL', default: 'absolute path of ARRESTS_DATA', description: 'Mirror address of the school draws written into /draws answers and provenance SQL.' },
   { env: 'RESPONSE_CACHE_MB', default: '64', description: 'Memory for cached JSON answers (the data is immutable, so an answer is reused until the process ends); 0 turns it off.' },

@@ -2,6 +2,7 @@
 // the route table bound to its context. Any data fault stops here, before
 // the server listens, with a message naming the file.
 
+import os from 'node:os';
 import { docsAssets } from '../server/docs-ui.js';
 import { exploreAssets } from '../server/explore.js';
 import type { Service } from '../server/http.js';
@@ -90,7 +91,8 @@ async function loadColumns(catalog: Catalog, workers: number): Promise<FinanceCo
   // The categories of the seeded codes, for the in-group row order (codes found later have none).
   const seedEngine = buildEngineCatalog(catalog);
   const parts = catalog.manifest.partitions.map((p, i) => ({ ...p, base: bases[i]! }));
-  const k = Math.max(1, Math.min(workers, parts.length));
+  // Start-up has the machine to itself: decode on every core, whatever the pool's size.
+  const k = Math.max(1, Math.min(Math.max(workers, os.availableParallelism()), parts.length));
   // Largest partitions first, each to the least loaded thread.
   const shares: (typeof parts)[] = Array.from({ length: k }, () => []);
   const load = new Array<number>(k).fill(0);
