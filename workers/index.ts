@@ -6,7 +6,7 @@ import { workerData, threadId } from 'node:worker_threads';
 import type { FinanceColumns } from '../src/finance/columns.js';
 import { attachFinance, type FinanceView } from './finance/corpus.js';
 import type { EngineCatalog } from '../src/finance/engine-catalog.js';
-import type { MoneyPlan, MoneyResult } from '../src/finance/plan.js';
+import { packRows, type MoneyPlan, type MoneyResult, type PackedMoneyRows } from '../src/finance/plan.js';
 import * as codeYearsJob from './finance/code-years.js';
 import * as govYears from './finance/government-years.js';
 import { money as moneyJob } from './finance/money.js';
@@ -34,7 +34,7 @@ function needCatalog(): EngineCatalog {
 export interface Jobs {
   ping: [Record<string, never>, { threadId: number }];
   governmentYears: [govYears.GovernmentYearsArgs, govYears.GovernmentYearsResult];
-  money: [MoneyPlan, MoneyResult];
+  money: [MoneyPlan, Omit<MoneyResult, 'rows'> & { rows: PackedMoneyRows }];
   codeYears: [{ nCodes: number }, codeYearsJob.CodeYearsResult];
   peers: [peersJob.PeersArgs, peersJob.PeersResult];
   fault: [FaultArgs, never];
@@ -64,7 +64,11 @@ export function batch(items: BatchItem[]): BatchOutcome[] {
 
 export const ping = (): JobResult<'ping'> => ({ threadId });
 export const governmentYears = (a: JobArgs<'governmentYears'>): JobResult<'governmentYears'> => govYears.governmentYears(needFinance(), a);
-export const money = (plan: MoneyPlan): MoneyResult => moneyJob(needFinance(), needCatalog(), plan);
+/** The money job; its rows cross back as one buffer (see rowsOf). */
+export const money = (plan: MoneyPlan): JobResult<'money'> => {
+  const r = moneyJob(needFinance(), needCatalog(), plan);
+  return { ...r, rows: packRows(r.rows) };
+};
 export const codeYears = (a: JobArgs<'codeYears'>): JobResult<'codeYears'> => codeYearsJob.codeYears(needFinance(), a);
 export const peers = (a: JobArgs<'peers'>): JobResult<'peers'> => peersJob.peers(needFinance(), needCatalog(), a);
 export const fault = (a: JobArgs<'fault'>): never => faultJob(a);

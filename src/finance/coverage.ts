@@ -53,8 +53,8 @@ export interface CoverageRow {
   is_census_year: boolean;
 }
 
-export function coverageRows(reporting: [number, number][], expected: (year: number) => number): CoverageRow[] {
-  return reporting.map(([year, n]) => ({ year, n_units_reporting: n, n_units_expected: expected(year), is_census_year: isCensusYear(year) }));
+export function coverageRows(years: number[], reporting: Uint32Array, expected: (year: number) => number): CoverageRow[] {
+  return years.map((year, i) => ({ year, n_units_reporting: reporting[i]!, n_units_expected: expected(year), is_census_year: isCensusYear(year) }));
 }
 
 /** The coverage fields of meta: the latest year's figures, and the whole table when several years were asked for. */

@@ -12,6 +12,7 @@ import { EXPENDITURE_CONCEPTS, FLOW_ID, REVENUE_CONCEPTS, SUBTYPES, type Expendi
 import { ALL_CATEGORIES, type CategoryChoice, type RecipeChoice } from './money-params.js';
 import { moneyProvenance, subtypeColumn, truncatedFamilies } from './money-provenance.js';
 import { moneySql } from './money-sql.js';
+import { moneyJob } from './run-money.js';
 import {
   ALL_CATEGORIES_ID, RECIPE_CATEGORY_ID, ROW_AGGREGATE, ROW_DIRECT_SUPPRESSED, VS_CENSUS_ZERO, VS_NONE, VS_NOT_REPORTED,
   planDefaults, type MoneyPlan, type MoneyResult,
@@ -164,7 +165,7 @@ export function governmentMoney(route: MoneyRoute) {
     const gid = params.govid as number;
     const years = params.years as number[];
     const plan = planOf(ctx, route, { gids: [gid], years, params });
-    const res = await ctx.pool.runSmall('money', plan, req.signal);
+    const res = await moneyJob(ctx, plan, req.signal, true);
     const gov = ctx.catalog.governments[gid]!;
     return envelopeReply(answer(ctx, route, req, res, plan, { govids: [gov.canonical_govid], govNames: [gov.gov_name], perGovernment: true }));
   };

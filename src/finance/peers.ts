@@ -19,6 +19,7 @@ import { exampleGov } from './examples.js';
 import { answer, moneyTable, planOf, type MoneyRoute } from './money.js';
 import { REJECT, adjustParam, baseYearParam, categoryParam, expenditureConceptParam, moneyLimitParam, type CategoryChoice } from './money-params.js';
 import { moneyFields } from './money-routes.js';
+import { moneyJob } from './run-money.js';
 import { govidPath, pageParam } from './params.js';
 import { manifestBlock } from './provenance.js';
 import { lit } from './sql.js';
@@ -132,7 +133,7 @@ async function comparisonHandler(req: RouteRequest<FinanceCtx>): Promise<Reply> 
     offset: 0, limit: Number.MAX_SAFE_INTEGER,
     consistent: params.coverage === 'consistent', keepGovs: [gid], peerTarget: gid,
   };
-  const res = await ctx.pool.run('money', plan, req.signal);
+  const res = await moneyJob(ctx, plan, req.signal);
 
   const real = params.adjust === 'real';
   const baseCpi = ctx.catalog.cpi.index.get(params.base_year as number)!;
@@ -175,7 +176,7 @@ async function comparisonHandler(req: RouteRequest<FinanceCtx>): Promise<Reply> 
   const pageRows = rowObjects(table, page * limit, (page + 1) * limit);
 
   const peerIds = c.gids.map((p) => ctx.catalog.governments[p]!.canonical_govid);
-  const coverage = coverageRows(res.summary.reportingByYear, () => c.gids.length);
+  const coverage = coverageRows(plan.years, res.summary.reporting, () => c.gids.length);
   const env = answer(ctx, comparisonRoute, { ...req, params }, { ...res, total: nAll }, plan, {
     govids: [ctx.catalog.governments[gid]!.canonical_govid, ...peerIds], govNames: [], perGovernment: false,
   });

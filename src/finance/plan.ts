@@ -79,6 +79,39 @@ export interface MoneyRows {
   codes: Uint16Array;
 }
 
+/** The rows as they cross threads: one buffer (cloned as one object), its views made on arrival (rowsOf). */
+export interface PackedMoneyRows {
+  n: number;
+  nCodes: number;
+  buffer: ArrayBuffer;
+}
+
+type RowColumn = Exclude<keyof MoneyRows, 'n'>;
+type ViewCtor = new (b: ArrayBuffer, offset: number, length: number) => ArrayBufferView;
+// Widest elements first, so every view is aligned.
+const ROW_LAYOUT: [RowColumn, ViewCtor, 'n' | 'n+1' | 'codes'][] = [
+  ['amt', Float64Array, 'n'], ['gov', Uint32Array, 'n'], ['pop', Int32Array, 'n'], ['codesStart', Uint32Array, 'n+1'],
+  ['year', Uint16Array, 'n'], ['cat', Int16Array, 'n'], ['codes', Uint16Array, 'codes'],
+  ['flow', Uint8Array, 'n'], ['sub', Uint8Array, 'n'], ['flags', Uint8Array, 'n'], ['valueSource', Uint8Array, 'n'],
+];
+
+/** Views over a packed rows buffer (or a fresh one of the right size when buffer is omitted). */
+export function rowsOf(p: { n: number; nCodes: number; buffer?: ArrayBuffer }): MoneyRows {
+  const len = (k: 'n' | 'n+1' | 'codes'): number => (k === 'n' ? p.n : k === 'n+1' ? p.n + 1 : p.nCodes);
+  const bytes = ROW_LAYOUT.reduce((b, [, C, k]) => b + (C as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT * len(k), 0);
+  const buffer = p.buffer ?? new ArrayBuffer(bytes);
+  const out: Record<string, unknown> = { n: p.n };
+  let at = 0;
+  for (const [name, C, k] of ROW_LAYOUT) {
+    const view = new C(buffer, at, len(k));
+    out[name] = view;
+    at += view.byteLength;
+  }
+  return out as unknown as MoneyRows;
+}
+
+export const packRows = (r: MoneyRows): PackedMoneyRows => ({ n: r.n, nCodes: r.codes.length, buffer: r.amt.buffer as ArrayBuffer });
+
 export interface MoneySummary {
   /** Per government (gid), the years with rows (before the subtype filter). */
   yearsPresent: Record<number, number[]>;
@@ -106,7 +139,8 @@ export interface MoneySummary {
   inconsistentGovs: number[];
   noPopulationGovs: number[];
   /** Per requested year: governments contributing rows (the peer target not counted). */
-  reportingByYear: [number, number][];
+  /** Governments reporting, per plan year (aligned with plan.years). */
+  reporting: Uint32Array;
   peerCells: PeerCell[];
 }
 

@@ -64,7 +64,7 @@ async function rollups(req: RouteRequest<FinanceCtx>): Promise<Reply> {
       const g = ctx.catalog.governments[gid]!;
       return (g.first_year ?? -Infinity) <= year && year <= (g.last_year ?? Infinity);
     }).length;
-  const coverage = coverageRows(res.summary.reportingByYear, expected);
+  const coverage = coverageRows(plan.years, res.summary.reporting, expected);
   const fipsOf = (i: number) => ctx.catalog.governments[res.rows.gov[i]!]!.fips_state;
   const env = answer(ctx, rollupRoute, { ...req, params }, res, plan, {
     govids: list ? list.found.filter((id) => inLayer(ctx.catalog.govId.get(id)!)) : [],

@@ -3,7 +3,13 @@
 // parts' rows concatenate in order, and their summaries merge by union/sum.
 
 import type { FinanceCtx } from './context.js';
-import type { MoneyPlan, MoneyResult, MoneyRows, MoneySummary } from './plan.js';
+import { rowsOf, type MoneyPlan, type MoneyResult, type MoneyRows, type MoneySummary } from './plan.js';
+
+/** One money job on the pool (batched with the others of its turn when small), its rows as views again. */
+export async function moneyJob(ctx: FinanceCtx, plan: MoneyPlan, signal?: AbortSignal, small = false): Promise<MoneyResult> {
+  const r = await (small ? ctx.pool.runSmall('money', plan, signal) : ctx.pool.run('money', plan, signal));
+  return { ...r, rows: rowsOf(r.rows) };
+}
 
 /** Government-years above which a plan is worth splitting across workers. */
 const SPLIT_WORK = 4000;
@@ -11,11 +17,11 @@ const SPLIT_WORK = 4000;
 export async function runMoney(ctx: FinanceCtx, plan: MoneyPlan, signal?: AbortSignal): Promise<MoneyResult> {
   const parts = Math.min(ctx.workers, plan.years.length);
   const splittable = parts > 1 && !plan.stopAtPage && plan.govs.length * plan.years.length >= SPLIT_WORK && !plan.consistent && plan.peerTarget === null && !plan.suggest;
-  if (!splittable) return ctx.pool.run('money', plan, signal);
+  if (!splittable) return moneyJob(ctx, plan, signal);
   const blocks: number[][] = Array.from({ length: parts }, () => []);
   plan.years.forEach((y, i) => blocks[Math.floor((i * parts) / plan.years.length)]!.push(y));
   const results = await Promise.all(
-    blocks.map((years) => ctx.pool.run('money', { ...plan, years, offset: 0, limit: plan.offset + plan.limit }, signal)),
+    blocks.map((years) => moneyJob(ctx, { ...plan, years, offset: 0, limit: plan.offset + plan.limit }, signal)),
   );
   return merge(results, plan);
 }
@@ -46,7 +52,8 @@ function merge(parts: MoneyResult[], plan: MoneyPlan): MoneyResult {
     govsWithoutRows: plan.govs.filter((g) => without.every((w) => w.has(g))),
     inconsistentGovs: union((x) => x.inconsistentGovs),
     noPopulationGovs: union((x) => x.noPopulationGovs),
-    reportingByYear: s.flatMap((x) => x.reportingByYear).sort((a, b) => a[0] - b[0]),
+    // The parts cover consecutive blocks of plan.years, in order.
+    reporting: Uint32Array.from(s.flatMap((x) => [...x.reporting])),
     peerCells: s.flatMap((x) => x.peerCells),
   };
   return { total: parts.reduce((n, p) => n + p.total, 0), rows, summary };

@@ -20,7 +20,7 @@ import { FLAG_AGGREGATE, NO_CODE } from '../../src/finance/columns.js';
 import { FLOW_ID, SCOPE_LOCAL, SCOPE_STATE, type EngineCatalog } from '../../src/finance/engine-catalog.js';
 import {
   ALL_CATEGORIES_ID, RECIPE_CATEGORY_ID, RECIPE_SUBTYPE_ID, ROW_AGGREGATE, ROW_DIRECT_SUPPRESSED,
-  VS_CENSUS_ZERO, VS_NONE, VS_NOT_REPORTED, VS_REPORTED,
+  VS_CENSUS_ZERO, VS_NONE, VS_NOT_REPORTED, VS_REPORTED, rowsOf,
   type MoneyPlan, type MoneyResult, type MoneyRows, type PeerCell,
 } from '../../src/finance/plan.js';
 import type { FinanceView } from './corpus.js';
@@ -243,7 +243,7 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
       govsWithoutRows: govs.filter((gov, gi) => !hasRows[gi] && !inconsistent.has(gov)),
       inconsistentGovs: [...inconsistent],
       noPopulationGovs: [...noPopulation],
-      reportingByYear: plan.years.map((y, yi): [number, number] => [y, reporting[yi]!]),
+      reporting,
       peerCells: plan.peerTarget === null ? [] : peerCells(peerValues),
     },
   };
@@ -607,21 +607,10 @@ class RowBuilder {
   finish(): MoneyRows {
     const n = this.n, nc = this.nCodes, s = this.s;
     s.codesStart[n] = nc;
-    // Widest elements first, so every view is aligned.
-    const layout: [string, number, number][] = [
-      ['amt', 8, n], ['gov', 4, n], ['pop', 4, n], ['codesStart', 4, n + 1], ['year', 2, n], ['cat', 2, n], ['codes', 2, nc],
-      ['flow', 1, n], ['sub', 1, n], ['flags', 1, n], ['vs', 1, n],
-    ];
-    const buf = new ArrayBuffer(layout.reduce((b, [, w, len]) => b + w * len, 0));
-    const out: Record<string, unknown> = { n };
-    let at = 0;
-    for (const [k, , len] of layout) {
-      const src = s[k as keyof typeof s] as Uint8Array;
-      const view = new (src.constructor as new (b: ArrayBuffer, o: number, l: number) => Uint8Array)(buf, at, len);
-      view.set(src.subarray(0, len));
-      out[k === 'vs' ? 'valueSource' : k] = view;
-      at += view.byteLength;
-    }
+    const out = rowsOf({ n, nCodes: nc });
+    out.year.set(s.year.subarray(0, n)); out.gov.set(s.gov.subarray(0, n)); out.flow.set(s.flow.subarray(0, n)); out.cat.set(s.cat.subarray(0, n));
+    out.sub.set(s.sub.subarray(0, n)); out.amt.set(s.amt.subarray(0, n)); out.flags.set(s.flags.subarray(0, n)); out.valueSource.set(s.vs.subarray(0, n));
+    out.pop.set(s.pop.subarray(0, n)); out.codesStart.set(s.codesStart.subarray(0, n + 1)); out.codes.set(s.codes.subarray(0, nc));
     // A deep page can grow the scratch to millions of rows; it is not kept for the worker's life.
     if (s.cap > 1 << 16) RowBuilder.scratch = RowBuilder.columns(64);
     return out as unknown as MoneyRows;
