@@ -1,7 +1,8 @@
 import { chart } from '/explore/chart.js';
+import { searchBox } from '/explore/search.js';
 
 const $ = (id) => document.getElementById(id);
-let current = null, rows = [], searchSeq = 0, YEARS = [];
+let current = null, rows = [], YEARS = [];
 
 // Models as the service lists them; the first fitted in every school year is the default view (the service's default covers one year).
 const models = fetch('/api/v1/models').then((r) => r.json()).then((r) => {
@@ -12,23 +13,6 @@ const models = fetch('/api/v1/models').then((r) => r.json()).then((r) => {
   if (all) $('model').value = all.model;
   return list;
 });
-
-async function search() {
-  const q = $('q').value.trim();
-  const list = $('results');
-  list.innerHTML = '';
-  if (q.length < 2) return;
-  const seq = ++searchSeq;
-  const r = await (await fetch(`/api/v1/districts?q=${encodeURIComponent(q)}&limit=20`)).json();
-  if (seq !== searchSeq) return; // a newer search is on its way
-  for (const d of r.data ?? []) {
-    const li = document.createElement('li');
-    li.textContent = `${d.lea_name} (${d.state}) ${d.leaid}`;
-    li.dataset.leaid = d.leaid;
-    li.addEventListener('click', () => { current = d; load(); });
-    list.appendChild(li);
-  }
-}
 
 function fill(select, values) {
   const keep = select.value;
@@ -65,8 +49,13 @@ function draw() {
   }], { format: (v) => v.toFixed(3), xLabel: (i) => YEARS[i] ?? '', empty: 'No estimates for this group' });
 }
 
-let timer = 0;
-$('q').addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(search, 150); });
+searchBox({
+  input: $('q'), list: $('results'),
+  url: (q) => `/api/v1/districts?q=${q}&limit=20`,
+  label: (d) => `${d.lea_name} (${d.state}) ${d.leaid}`,
+  key: (d) => ({ leaid: d.leaid }),
+  onPick: (d) => { current = d; load(); },
+});
 $('race').addEventListener('change', draw);
 $('sex').addEventListener('change', draw);
 $('interval').addEventListener('change', load);

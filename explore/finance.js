@@ -1,25 +1,9 @@
 import { chart } from '/explore/chart.js';
+import { searchBox } from '/explore/search.js';
 
 const $ = (id) => document.getElementById(id);
 const money = (v) => (Math.abs(v) >= 1e9 ? `${(v / 1e9).toFixed(1)}B` : Math.abs(v) >= 1e6 ? `${(v / 1e6).toFixed(1)}M` : Math.abs(v) >= 1e3 ? `${(v / 1e3).toFixed(1)}k` : v.toFixed(v < 10 ? 2 : 0));
-let current = null, searchSeq = 0;
-
-async function search() {
-  const q = $('q').value.trim();
-  const list = $('results');
-  list.innerHTML = '';
-  if (q.length < 2) return;
-  const seq = ++searchSeq;
-  const r = await (await fetch(`/api/v1/governments?q=${encodeURIComponent(q)}&limit=20`)).json();
-  if (seq !== searchSeq) return; // a newer search is on its way
-  for (const g of r.data ?? []) {
-    const li = document.createElement('li');
-    li.textContent = `${g.gov_name} (${g.type_label}, ${g.state ?? g.fips_state}) ${g.canonical_govid}`;
-    li.dataset.govid = g.canonical_govid;
-    li.addEventListener('click', () => { current = g; draw(); });
-    list.appendChild(li);
-  }
-}
+let current = null;
 
 function series(rows, field) {
   const byYear = new Map();
@@ -57,7 +41,12 @@ async function draw() {
   }
 }
 
-let timer = 0;
-$('q').addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(search, 150); });
+searchBox({
+  input: $('q'), list: $('results'),
+  url: (q) => `/api/v1/governments?q=${q}&limit=20`,
+  label: (g) => `${g.gov_name} (${g.type_label}, ${g.state ?? g.fips_state}) ${g.canonical_govid}`,
+  key: (g) => ({ govid: g.canonical_govid }),
+  onPick: (g) => { current = g; draw(); },
+});
 $('adjust').addEventListener('change', draw);
 $('scale').addEventListener('change', draw);

@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     })}\n`);
   };
   await announce('finance', buildApp(uws, financeService(finance, config)), config.financePort, {
-    load_ms: Math.round(finance.stats.ms), rows: finance.stats.rows, shared_bytes: finance.stats.sharedBytes,
+    load_ms: Math.round(finance.stats.ms), loader_threads: finance.stats.loaders, rows: finance.stats.rows, shared_bytes: finance.stats.sharedBytes,
   });
   await announce('arrests', buildApp(uws, arrestsService(arrests, config)), config.arrestsPort, {
     districts: arrests.districts.length, draw_rows: arrests.summaries.build.rows, summaries: arrests.summaries.build,

@@ -222,7 +222,10 @@ describe('load cache', () => {
     const full = await startServer({ FINANCE_DATA: dir, WORKERS: '1' });
     const a = await Promise.all(['/api/v1/health', '/api/v1/governments/062037161174/spending?expenditure_concept=total', '/api/v1/spending?state=TX&type=county&years=2011-2020&limit=1000', '/api/v1/governments/062037161174/spending?category=Police,Fire'].map((p) => get(p, undefined, full.url)));
     await full.stop();
+    // A pool of one worker still decodes on every core (3 partitions here); the cached start decodes nothing.
+    expect(full.ready.loader_threads).toBe(Math.min(os.availableParallelism(), 3));
     const cached = await startServer({ FINANCE_DATA: dir, WORKERS: '1' });
+    expect(cached.ready.loader_threads).toBe(0);
     const b = await Promise.all(['/api/v1/health', '/api/v1/governments/062037161174/spending?expenditure_concept=total', '/api/v1/spending?state=TX&type=county&years=2011-2020&limit=1000', '/api/v1/governments/062037161174/spending?category=Police,Fire'].map((p) => get(p, undefined, cached.url)));
     await cached.stop();
     expect(readdirSync(path.join(dir, '.civicstream-cache')).length).toBe(1);

@@ -19,6 +19,8 @@ export interface LoadStats {
   groups: number;
   sharedBytes: number;
   ms: number;
+  /** Loader threads that decoded the parquet (0 when started from the load cache). */
+  loaders: number;
 }
 
 /** What a partition loader needs: where to write and how to name things. */
@@ -110,8 +112,8 @@ export function assemble(cat: Catalog, rows: PartitionJob['columns'], nRows: num
   };
 }
 
-export const statsOf = (columns: FinanceColumns, ms: number): LoadStats => ({
-  rows: columns.nRows, groups: columns.nGroups, ms,
+export const statsOf = (columns: FinanceColumns, ms: number, loaders: number): LoadStats => ({
+  rows: columns.nRows, groups: columns.nGroups, ms, loaders,
   sharedBytes: sharedBytes(Object.values(columns).filter((v): v is SharedColumn => typeof v === 'object')),
 });
 

@@ -110,6 +110,7 @@ export function rowsOf(p: { n: number; nCodes: number; buffer?: ArrayBuffer }): 
   return out as unknown as MoneyRows;
 }
 
+/** For rows made by rowsOf: every view shares one buffer, so the buffer is the rows. */
 export const packRows = (r: MoneyRows): PackedMoneyRows => ({ n: r.n, nCodes: r.codes.length, buffer: r.amt.buffer as ArrayBuffer });
 
 export interface MoneySummary {
@@ -138,8 +139,7 @@ export interface MoneySummary {
   /** Governments left out by coverage=consistent, and by dropNoPopulation. */
   inconsistentGovs: number[];
   noPopulationGovs: number[];
-  /** Per requested year: governments contributing rows (the peer target not counted). */
-  /** Governments reporting, per plan year (aligned with plan.years). */
+  /** Per plan year (aligned with plan.years): governments contributing rows (the peer target not counted). */
   reporting: Uint32Array;
   peerCells: PeerCell[];
 }

@@ -27,8 +27,9 @@ export async function loadFinance(config: Config): Promise<FinanceCtx> {
   const dir = config.financeData;
   const t0 = performance.now();
   const catalog = await runLoader<Catalog>(dir, { job: 'catalog', dir });
-  const columns = (await readLoadCache(catalog)) ?? (await loadColumns(catalog, config.workers));
-  const stats = statsOf(columns, performance.now() - t0);
+  const cached = await readLoadCache(catalog);
+  const { columns, loaders } = cached ? { columns: cached, loaders: 0 } : await loadColumns(catalog, config.workers);
+  const stats = statsOf(columns, performance.now() - t0, loaders);
   const engine = buildEngineCatalog(catalog);
   const pool = new Pool({ workers: config.workers, maxQueue: config.poolQueue, workerData: { finance: columns, financeCatalog: engine } });
   await pool.warm();
@@ -85,7 +86,7 @@ function indexBreaks(catalog: Catalog): FinanceCtx['breaks'] {
 }
 
 /** Loads the long partitions on parallel loader threads, each writing its partitions at their offsets. */
-async function loadColumns(catalog: Catalog, workers: number): Promise<FinanceColumns> {
+async function loadColumns(catalog: Catalog, workers: number): Promise<{ columns: FinanceColumns; loaders: number }> {
   const { rows, bases, nRows } = allocRows(catalog);
   const codesAtSeed = catalog.codes.length;
   // The categories of the seeded codes, for the in-group row order (codes found later have none).
@@ -113,7 +114,7 @@ async function loadColumns(catalog: Catalog, workers: number): Promise<FinanceCo
   }));
   const columns = assemble(catalog, rows, nRows, results);
   writeLoadCache(catalog, columns, codesAtSeed);
-  return columns;
+  return { columns, loaders: k };
 }
 
 /** Runs one loader thread; a fault, even one that escapes the decoder as a worker error, names the file being read. */

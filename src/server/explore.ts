@@ -19,6 +19,7 @@ export function exploreAssets(service: 'finance' | 'arrests'): Map<string, Asset
     ['/explore/index.html', page],
     ['/explore/style.css', { contentType: 'text/css; charset=utf-8', body: file('style.css') }],
     ['/explore/chart.js', js('chart.js')],
+    ['/explore/search.js', js('search.js')],
     [`/explore/${service}.js`, js(`${service}.js`)],
   ]);
 }
