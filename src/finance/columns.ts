@@ -48,4 +48,13 @@ export interface FinanceColumns {
   /** nGov + 1 offsets into govGroups. */
   govGroupStart: SharedColumn;
   govGroups: SharedColumn;
+  /**
+   * Derived at load (never cached): each government's groups in govGroups
+   * order as four i32 [start, end, pop, year << 16 | popYear]. One
+   * government's history is then a few adjacent cache lines; through the
+   * year-major columns it was several cache misses a year.
+   */
+  govMeta: SharedColumn;
 }
+
+export type StoredFinanceColumns = Omit<FinanceColumns, 'govMeta'>;

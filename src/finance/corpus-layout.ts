@@ -12,7 +12,7 @@ import path from 'node:path';
 import { LoadError } from '../corpus/load-error.js';
 import { allocColumn, share, sharedBytes, viewOf, type SharedColumn } from '../corpus/shared.js';
 import type { Catalog } from './catalog.js';
-import { NO_CODE, type FinanceColumns } from './columns.js';
+import { NO_CODE, type FinanceColumns, type StoredFinanceColumns } from './columns.js';
 
 export interface LoadStats {
   rows: number;
@@ -105,11 +105,27 @@ export function assemble(cat: Catalog, rows: PartitionJob['columns'], nRows: num
   const fill = govCount.slice(0, nGov);
   const govGroups = new Uint32Array(nGroups);
   for (let i = 0; i < nGroups; i++) govGroups[fill[gGov.view[i]!]!++] = i;
-  return {
+  return withGovMeta({
     nRows, nGroups, nGov, ...rows,
     gGov: gGov.column, gYear: gYear.column, gStart: gStart.column, gPop: gPop.column, gPopYear: gPopYear.column,
     govGroupStart: share('u32', govCount), govGroups: share('u32', govGroups),
-  };
+  });
+}
+
+/** Adds the government-major copy of the group columns (FinanceColumns.govMeta). */
+export function withGovMeta(c: StoredFinanceColumns): FinanceColumns {
+  const groups = new Uint32Array(c.govGroups.buffer as unknown as ArrayBuffer, 0, c.nGroups);
+  const start = new Uint32Array(c.gStart.buffer as unknown as ArrayBuffer, 0, c.nGroups + 1);
+  const year = new Uint16Array(c.gYear.buffer as unknown as ArrayBuffer, 0, c.nGroups);
+  const pop = new Int32Array(c.gPop.buffer as unknown as ArrayBuffer, 0, c.nGroups);
+  const popYear = new Uint16Array(c.gPopYear.buffer as unknown as ArrayBuffer, 0, c.nGroups);
+  const meta = allocColumn('i32', 4 * c.nGroups);
+  const m = meta.view;
+  for (let k = 0; k < c.nGroups; k++) {
+    const g = groups[k]!;
+    m[4 * k] = start[g]!; m[4 * k + 1] = start[g + 1]!; m[4 * k + 2] = pop[g]!; m[4 * k + 3] = (year[g]! << 16) | popYear[g]!;
+  }
+  return { ...c, govMeta: meta.column };
 }
 
 export const statsOf = (columns: FinanceColumns, ms: number, loaders: number): LoadStats => ({

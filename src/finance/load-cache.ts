@@ -15,6 +15,7 @@ import path from 'node:path';
 import { allocColumn, type Kind, type SharedColumn } from '../corpus/shared.js';
 import type { Catalog } from './catalog.js';
 import type { FinanceColumns } from './columns.js';
+import { withGovMeta } from './corpus-layout.js';
 import { buildEngineCatalog } from './engine-catalog.js';
 
 // 2: rows inside a group are ordered by rowCategoryKey.
@@ -65,7 +66,7 @@ export async function readLoadCache(cat: Catalog): Promise<FinanceColumns | null
     }
     if (pos !== fstatSync(fd).size) return null;
     for (const extra of header.extraCodes as string[]) if (!cat.codeId.has(extra)) { cat.codeId.set(extra, cat.codes.length); cat.codes.push(extra); }
-    return { nRows: header.nRows, nGroups: header.nGroups, nGov: header.nGov, ...(cols as Record<(typeof COLUMNS)[number], SharedColumn>) };
+    return withGovMeta({ nRows: header.nRows, nGroups: header.nGroups, nGov: header.nGov, ...(cols as Record<(typeof COLUMNS)[number], SharedColumn>) });
   } catch {
     return null;
   } finally {

@@ -51,7 +51,9 @@ export function moneyProvenance(ctx: FinanceCtx, p: ProvenanceInput, s: MoneySum
   };
   if (p.govidsMissing) scope.govids_missing = p.govidsMissing;
   if (p.perGovernment) {
-    const years = [...new Set(Object.values(s.yearsPresent).flat())].sort((a, b) => a - b);
+    const lists = Object.values(s.yearsPresent);
+    // One government's years arrive in order already; only a merge of several needs the set and sort.
+    const years = lists.length === 1 ? lists[0]! : [...new Set(lists.flat())].sort((a, b) => a - b);
     scope.years_present = years;
     scope.categories_found = s.categoriesFound.map((c) => e.categories[c]);
     scope.categories_missing = s.categoriesMissing.map(([c, ys]) => ({ category: e.categories[c], years: ys }));
@@ -66,8 +68,9 @@ export function moneyProvenance(ctx: FinanceCtx, p: ProvenanceInput, s: MoneySum
     else if (s.directSuppressed) conceptNote += ' NOTE: for at least one requested (year, category) the Direct leg has no rows in this corpus (a legacy aggregate-only family): those rows report the intergovernmental leg alone. See each row\'s notes for the recipe that recovers the Direct dollars.';
   }
 
+  // Only complete=true answers say what an absent cell means.
   const absence: Record<string, string> = {};
-  for (const y of p.years) absence[String(y)] = e.censusZeroYears.includes(y) ? 'census_zero' : 'not_reported';
+  if (p.complete) for (const y of p.years) absence[String(y)] = e.censusZeroYears.includes(y) ? 'census_zero' : 'not_reported';
 
   const out: Record<string, unknown> = {
     verb: p.verb,

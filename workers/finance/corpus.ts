@@ -19,6 +19,8 @@ export interface FinanceView {
   gPopYear: Uint16Array;
   govGroupStart: Uint32Array;
   govGroups: Uint32Array;
+  /** Per govGroups entry k: [start, end, pop, year << 16 | popYear] at 4k (FinanceColumns.govMeta). */
+  govMeta: Int32Array;
 }
 
 export function attachFinance(c: FinanceColumns): FinanceView {
@@ -35,5 +37,6 @@ export function attachFinance(c: FinanceColumns): FinanceView {
     gPopYear: viewOf(c.gPopYear as never) as Uint16Array,
     govGroupStart: viewOf(c.govGroupStart as never) as Uint32Array,
     govGroups: viewOf(c.govGroups as never) as Uint32Array,
+    govMeta: viewOf(c.govMeta as never) as Int32Array,
   };
 }

@@ -35,6 +35,7 @@ interface Acc {
   codes: number[];
   flags: number;
   vs: number;
+  /** The group, as its index in govGroups order (govMeta); -1 for a filled-in year without one. */
   group: number;
 }
 
@@ -82,12 +83,17 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
   const govs = [...new Set(plan.govs)].sort((a, b) =>
     (plan.peerTarget !== null ? Number(b === plan.peerTarget) - Number(a === plan.peerTarget) : 0) || e.govRank[a]! - e.govRank[b]!);
   const Y = plan.years.length;
-  const yearIdx = new Map(plan.years.map((y, i) => [y, i]));
+  // A group is named by its place in govGroups: its row range and population are then read from
+  // govMeta, where one government's groups are adjacent (see FinanceColumns.govMeta).
+  const y0 = Y > 0 ? Math.min(...plan.years) : 0;
+  const yearIdx = new Int16Array(Y > 0 ? Math.max(...plan.years) - y0 + 1 : 0).fill(-1);
+  plan.years.forEach((y, i) => { yearIdx[y - y0] = i; });
   const groupOf = new Int32Array(govs.length * Y).fill(-1);
+  const gm = c.govMeta;
   govs.forEach((gov, gi) => {
     for (let k = c.govGroupStart[gov]!, end = c.govGroupStart[gov + 1]!; k < end; k++) {
-      const g = c.govGroups[k]!, yi = yearIdx.get(c.gYear[g]!);
-      if (yi !== undefined) groupOf[gi * Y + yi] = g;
+      const yi = yearIdx[(gm[4 * k + 3]! >>> 16) - y0] ?? -1;
+      if (yi >= 0) groupOf[gi * Y + yi] = k;
     }
   });
 
@@ -148,7 +154,7 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
           if (!direct) suggest(x, g, year, type, suggestHits);
         }
         if (list.length === 0) continue;
-        const pop = g >= 0 ? c.gPop[g]! : -1;
+        const pop = g >= 0 ? gm[4 * g + 2]! : -1;
         let counted = 0;
         for (let k = 0; k < list.length; k++) {
           const cell = list[k]!;
@@ -168,7 +174,7 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
           const code = cells.codeVal[l]!;
           if (!codeSeen[code]) { codeSeen[code] = 1; codesMarked.push(code); }
         }
-        if (pop > 0) { popCounts.census_f33 += counted; if (counted) popYears.add(c.gPopYear[g]!); } else popCounts.unavailable += counted;
+        if (pop > 0) { popCounts.census_f33 += counted; if (counted) popYears.add(gm[4 * g + 3]! & 0xffff); } else popCounts.unavailable += counted;
         presentYears.add(year);
         hasRows[gi] = 1;
         (yearsPresent[gov] ??= []).push(year);
@@ -187,7 +193,7 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
 
       let contributed = false;
       for (const a of rows) {
-        const pop = a.group >= 0 ? c.gPop[a.group]! : -1;
+        const pop = a.group >= 0 ? gm[4 * a.group + 2]! : -1;
         if (plan.dropNoPopulation && pop <= 0) { noPopulation.add(gov); continue; }
         const isReported = a.vs !== VS_CENSUS_ZERO && a.vs !== VS_NOT_REPORTED;
         if (isReported) {
@@ -203,7 +209,7 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
         if (plan.peerTarget !== null && isReported && pop > 0) addPeerValue(peerValues, a, pop, plan.peerTarget);
         contributed = true;
         if (plan.subtype !== null && a.sub !== plan.subtype) continue;
-        if (pop > 0) { popCounts.census_f33++; popYears.add(c.gPopYear[a.group]!); } else popCounts.unavailable++;
+        if (pop > 0) { popCounts.census_f33++; popYears.add(gm[4 * a.group + 3]! & 0xffff); } else popCounts.unavailable++;
         if (total >= plan.offset && total < plan.offset + plan.limit) out.push(a, pop);
         total++;
       }
@@ -391,11 +397,16 @@ function cellsFor(x: Ctx): Cells {
 /** Aggregates one (government, year) group into the scratch cells. */
 function aggregate(x: Ctx, cells: Cells, gov: number, year: number, g: number): void {
   cells.begin();
-  const start = x.c.gStart[g]!, end = x.c.gStart[g + 1]!;
+  const start = x.c.govMeta[4 * g]!, end = x.c.govMeta[4 * g + 1]!;
   if (x.keys === null) { scan(x, cells, gov, year, start, end); return; }
   // Only the requested categories' rows (and the unmapped ones, which the provenance counts) can
   // contribute: every other row's harmonized code maps to no cell of this plan.
   const { hcode } = x.c, key = x.e.codeKey;
+  // The group's hcode is cold: touching each of its cache lines first, with loads that do not wait
+  // on each other, overlaps the misses that the search's dependent probes would take one by one.
+  let touch = 0;
+  for (let r = start; r < end; r += 32) touch |= hcode[r]!;
+  if (touch < 0) return; // never: it only keeps the loads from being optimized away
   let lo = start;
   for (const k of x.keys) {
     let hi = end;
@@ -514,7 +525,7 @@ const catRank = (e: EngineCatalog, cat: number): number => (cat < 0 ? cat : e.ca
 /** Whether a recipe's generic join yields a row for this government-year group. */
 function covers(c: FinanceView, e: EngineCatalog, ri: number, g: number, year: number, type: number): boolean {
   const r = e.recipes[ri]!;
-  for (let row = c.gStart[g]!, end = c.gStart[g + 1]!; row < end; row++) {
+  for (let row = c.govMeta[4 * g]!, end = c.govMeta[4 * g + 1]!; row < end; row++) {
     const code = c.code[row]!;
     for (let j = 0; j < r.code.length; j++) {
       if (r.code[j] === code && year >= r.yearMin[j]! && year <= r.yearMax[j]! && scopeOk(r.scope[j]!, type)) return true;
