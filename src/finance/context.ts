@@ -29,7 +29,7 @@ export interface FinanceCtx {
   /** The long partitions as a DuckDB file list, for provenance SQL. */
   longFilesSql: string;
   /** Government names escaped once (by gid) for CSV and for JSON, reused across requests. */
-  textMemo: { csvGovName: (string | undefined)[]; jsonGovName: (string | undefined)[]; csvCode: (string | undefined)[]; jsonCode: (string | undefined)[] };
+  textMemo: { csvGovName: (string | undefined)[]; jsonGovName: (string | undefined)[]; jsonGovId: (string | undefined)[]; csvCode: (string | undefined)[]; jsonCode: (string | undefined)[] };
   /** Governments of a state and/or type (key `fips|type`), sorted by gid, built on first use. */
   cohorts: Map<string, number[]>;
   /** Row counts of CSV queries already answered once (the corpus is immutable), oldest first. */

@@ -100,12 +100,13 @@ export function moneyTable(ctx: FinanceCtx, route: MoneyRoute, params: Record<st
   const gov = (i: number) => catalog.governments[r.gov[i]!]!;
   const catName = (cat: number): string => (cat === RECIPE_CATEGORY_ID ? label : cat === ALL_CATEGORIES_ID ? ALL_CATEGORIES : e.categories[cat]!);
   const categoryName = (i: number): string => catName(r.cat[i]!);
+  const subtypeName = (i: number): string => (r.cat[i] === RECIPE_CATEGORY_ID ? 'recipe' : e.subtypes[r.sub[i]!]!);
   type Col = { name: string; get: (i: number) => unknown; csv?: (i: number) => string; json?: (i: number) => string };
   // Columns that can never need quoting write their plain text; names are escaped once per government or category.
   const plain = (name: string, get: (i: number) => unknown): Col => ({ name, get, csv: plainCsv(get), json: plainJson(get) });
   const cols: Col[] = [
     plain('year', (i) => r.year[i]),
-    plain('canonical_govid', (i) => gov(i).canonical_govid),
+    { ...plain('canonical_govid', (i) => gov(i).canonical_govid), json: memoJson((i) => r.gov[i]!, (gid) => catalog.governments[gid]!.canonical_govid, ctx.textMemo.jsonGovId) },
     {
       name: 'gov_name', get: (i) => gov(i).gov_name,
       csv: memoCsv((i) => r.gov[i]!, (gid) => catalog.governments[gid]!.gov_name, ctx.textMemo.csvGovName),
@@ -113,9 +114,10 @@ export function moneyTable(ctx: FinanceCtx, route: MoneyRoute, params: Record<st
     },
     ...extra,
     { name: 'category', get: categoryName, csv: memoCsv((i) => r.cat[i]! + 2, (k) => catName(k - 2)), json: memoJson((i) => r.cat[i]! + 2, (k) => catName(k - 2)) },
-    plain(route.subtypeField, (i) => (r.cat[i] === RECIPE_CATEGORY_ID ? 'recipe' : e.subtypes[r.sub[i]!])),
+    // Names of a few distinct values: each written as JSON once per answer.
+    { ...plain(route.subtypeField, subtypeName), json: memoJson((i) => (r.cat[i] === RECIPE_CATEGORY_ID ? e.subtypes.length : r.sub[i]!), (k) => (k === e.subtypes.length ? 'recipe' : e.subtypes[k]!)) },
   ];
-  if (route.withFlow) cols.push(plain('flow', (i) => FLOW_NAME[r.flow[i]!]));
+  if (route.withFlow) cols.push({ ...plain('flow', (i) => FLOW_NAME[r.flow[i]!]), json: memoJson((i) => r.flow[i]!, (f) => FLOW_NAME[f]!) });
   cols.push(plain('amt_nominal', amt));
   if (real) cols.push(plain('amt_real', (i) => { const a = amt(i), k = cpiRatio(i); return a === null || k === null ? null : a * k; }));
   if (perCapita) {
