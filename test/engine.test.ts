@@ -36,3 +36,23 @@ describe('money job cost', () => {
     expect(run({ ...category, expenditure_concept: 'total' })).toBe(whole);
   });
 });
+
+describe('government-major group columns (govMeta)', () => {
+  it('hold, for every government and in its year order, the row range, population and years of the year-major group columns', () => {
+    const v = attachFinance(ctx.columns);
+    expect(v.govMeta.length).toBe(4 * v.nGroups);
+    let checked = 0;
+    for (let gov = 0; gov < v.nGov; gov++) {
+      let lastYear = -1;
+      for (let k = v.govGroupStart[gov]!; k < v.govGroupStart[gov + 1]!; k++) {
+        const g = v.govGroups[k]!, m = v.govMeta.subarray(4 * k, 4 * k + 4);
+        expect(v.gGov[g]).toBe(gov);
+        expect([m[0]! >>> 0, m[1]! >>> 0, m[2], m[3]! >>> 16, m[3]! & 0xffff]).toEqual([v.gStart[g], v.gStart[g + 1], v.gPop[g], v.gYear[g], v.gPopYear[g]]);
+        expect(v.gYear[g]!).toBeGreaterThan(lastYear);
+        lastYear = v.gYear[g]!;
+        checked++;
+      }
+    }
+    expect(checked).toBe(v.nGroups);
+  });
+});

@@ -8,6 +8,14 @@ const TICK_US = 10_000; // USER_HZ is 100 on Linux
 export interface CpuSnapshot {
   threads: Map<string, number>;
   self: NodeJS.CpuUsage;
+  /** Machine-wide [idle, total] ticks (/proc/stat, all cores). */
+  machine: [number, number];
+}
+
+function machineTicks(): [number, number] {
+  // "cpu  user nice system idle iowait irq softirq steal ...": idle is the 4th field.
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return [f[3]!, f.reduce((a, b) => a + b, 0)];
 }
 
 function threadTicks(pid: number): Map<string, number> {
@@ -25,15 +33,21 @@ function threadTicks(pid: number): Map<string, number> {
   return out;
 }
 
-export const cpuSnapshot = (pid: number): CpuSnapshot => ({ threads: threadTicks(pid), self: process.cpuUsage() });
+export const cpuSnapshot = (pid: number): CpuSnapshot => ({ threads: threadTicks(pid), self: process.cpuUsage(), machine: machineTicks() });
 
-/** Microseconds of CPU per request between two snapshots: the server's main thread, its other threads (workers, V8, libuv), and this process (the load generator). */
-export function cpuPerRequest(pid: number, a: CpuSnapshot, b: CpuSnapshot, requests: number): { main: number; other: number; client: number } {
+/**
+ * Microseconds of CPU per request between two snapshots: the server's main
+ * thread, its other threads (workers, V8, libuv), and this process (the load
+ * generator); and the share of the machine's CPU time left idle meanwhile
+ * (what the load left unused: a bound on two cores is only reached at 0).
+ */
+export function cpuPerRequest(pid: number, a: CpuSnapshot, b: CpuSnapshot, requests: number): { main: number; other: number; client: number; idle: number } {
   let main = 0, other = 0;
   for (const [tid, t] of b.threads) {
     const d = (t - (a.threads.get(tid) ?? 0)) * TICK_US;
     if (tid === String(pid)) main += d; else other += d;
   }
   const client = (b.self.user + b.self.system) - (a.self.user + a.self.system);
-  return { main: main / requests, other: other / requests, client: client / requests };
+  const ticks = b.machine[1] - a.machine[1];
+  return { main: main / requests, other: other / requests, client: client / requests, idle: ticks > 0 ? (b.machine[0] - a.machine[0]) / ticks : 0 };
 }

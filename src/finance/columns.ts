@@ -50,7 +50,8 @@ export interface FinanceColumns {
   govGroups: SharedColumn;
   /**
    * Derived at load (never cached): each government's groups in govGroups
-   * order as four i32 [start, end, pop, year << 16 | popYear]. One
+   * order as four i32 [start, end, pop, year << 16 | popYear] (start and end
+   * read back with >>> 0: row offsets are unsigned). One
    * government's history is then a few adjacent cache lines; through the
    * year-major columns it was several cache misses a year.
    */

@@ -397,7 +397,7 @@ function cellsFor(x: Ctx): Cells {
 /** Aggregates one (government, year) group into the scratch cells. */
 function aggregate(x: Ctx, cells: Cells, gov: number, year: number, g: number): void {
   cells.begin();
-  const start = x.c.govMeta[4 * g]!, end = x.c.govMeta[4 * g + 1]!;
+  const start = x.c.govMeta[4 * g]! >>> 0, end = x.c.govMeta[4 * g + 1]! >>> 0;
   if (x.keys === null) { scan(x, cells, gov, year, start, end); return; }
   // Only the requested categories' rows (and the unmapped ones, which the provenance counts) can
   // contribute: every other row's harmonized code maps to no cell of this plan.
@@ -406,6 +406,7 @@ function aggregate(x: Ctx, cells: Cells, gov: number, year: number, g: number): 
   // on each other, overlaps the misses that the search's dependent probes would take one by one.
   let touch = 0;
   for (let r = start; r < end; r += 32) touch |= hcode[r]!;
+  if (end > start) touch |= hcode[end - 1]!;
   if (touch < 0) return; // never: it only keeps the loads from being optimized away
   let lo = start;
   for (const k of x.keys) {
@@ -525,7 +526,7 @@ const catRank = (e: EngineCatalog, cat: number): number => (cat < 0 ? cat : e.ca
 /** Whether a recipe's generic join yields a row for this government-year group. */
 function covers(c: FinanceView, e: EngineCatalog, ri: number, g: number, year: number, type: number): boolean {
   const r = e.recipes[ri]!;
-  for (let row = c.govMeta[4 * g]!, end = c.govMeta[4 * g + 1]!; row < end; row++) {
+  for (let row = c.govMeta[4 * g]! >>> 0, end = c.govMeta[4 * g + 1]! >>> 0; row < end; row++) {
     const code = c.code[row]!;
     for (let j = 0; j < r.code.length; j++) {
       if (r.code[j] === code && year >= r.yearMin[j]! && year <= r.yearMax[j]! && scopeOk(r.scope[j]!, type)) return true;
