@@ -1,10 +1,11 @@
-// npm run generate:finance-full -- --out DIR [--scale F | --rows N] [--seed N] [--workers N]
+// npm run generate:finance-full -- --out DIR [--rows N | --scale F] [--seed N] [--workers N]
 // A full-scale finance mirror (FY1967-2024 without 1968-69, about 46 million
-// rows at scale 1) grown from the real fixture; see src/finance/generate.ts.
+// rows by default, like the published corpus) grown from the real fixture;
+// see src/finance/generate.ts.
 
 import os from 'node:os';
 import path from 'node:path';
-import { generateFinanceFull } from '../src/finance/generate.js';
+import { generateFinanceFull, scaleForRows } from '../src/finance/generate.js';
 import { PROJECT_ROOT } from '../src/config.js';
 
 function arg(name: string, dflt: string | null): string | null {
@@ -14,13 +15,27 @@ function arg(name: string, dflt: string | null): string | null {
 
 const out = arg('out', null);
 if (!out) { console.error('generate:finance-full: --out DIR is required'); process.exit(2); }
+// The published corpus's size; --scale instead sets the governments' multiplier directly.
 const FULL_ROWS = 46_000_000;
-const rows = arg('rows', null);
-const scale = rows !== null ? Number(rows) / FULL_ROWS : Number(arg('scale', '1'));
-if (!(scale > 0 && scale <= 4)) { console.error('generate:finance-full: --scale must be in (0, 4] (or --rows up to 184000000)'); process.exit(2); }
+const fixture = path.resolve(arg('fixture', path.join(PROJECT_ROOT, 'fixtures/finance/v6'))!);
+const scaleArg = arg('scale', null);
+let scale: number;
+try {
+  if (scaleArg !== null) {
+    scale = Number(scaleArg);
+    if (!(scale > 0 && scale <= 4)) throw new Error('--scale must be in (0, 4]');
+  } else {
+    const rows = Number(arg('rows', String(FULL_ROWS)));
+    if (!Number.isFinite(rows) || rows <= 0) throw new Error('--rows must be a positive number');
+    scale = await scaleForRows(fixture, rows);
+  }
+} catch (e) {
+  console.error(`generate:finance-full: ${(e as Error).message}`);
+  process.exit(2);
+}
 const t0 = performance.now();
 const r = await generateFinanceFull({
-  fixture: path.resolve(arg('fixture', path.join(PROJECT_ROOT, 'fixtures/finance/v6'))!),
+  fixture,
   out: path.resolve(out), seed: Number(arg('seed', '20260101')), scale,
 }, Number(arg('workers', String(os.availableParallelism()))));
 console.log(`generate:finance-full: ${r.years} years, ${r.rows.toLocaleString('en-US')} rows in ${((performance.now() - t0) / 1000).toFixed(1)} s -> ${path.resolve(out)}`);

@@ -33,7 +33,7 @@ export interface FinanceGenOptions {
   fixture: string;
   out: string;
   seed: number;
-  /** Scales the number of reporting governments (1 = about 46 million rows). */
+  /** Scales the number of reporting local governments (1 = about 50 million rows; scaleForRows picks it for a size). */
   scale: number;
   quiet?: boolean;
 }
@@ -125,9 +125,72 @@ async function loadProfile(o: FinanceGenOptions): Promise<Profile> {
 }
 
 const famTotal = (c: string): boolean => c.length === 3 && c.endsWith('--');
-/** Scale 1 reproduces the published corpus's size (about 46 million rows): measured, the unscaled draw gives ~61 million. */
+/** Local governments drawn per code_set unit at scale 1 (scale 1 gives about 50 million rows; the published corpus's 46 million is --rows 46000000, see scaleForRows). */
 const CALIBRATION = 0.755;
 const LATEST_VINTAGE = 2023;
+
+/** The registry's governments of a type alive in a year, largest first (lifespans end at the latest vintage: alive then, alive later). */
+const aliveIn = (p: Profile, type: number, year: number): Gov[] =>
+  p.govs.filter((g) => g.type === type && g.first <= year && (year <= g.last || g.last >= LATEST_VINTAGE)).sort((x, y) => y.pop - x.pop || (x.id < y.id ? -1 : 1));
+
+/** Reporting governments of a type in a year: every state; local types scaled. */
+const wanted = (p: Profile, alive: number, units: number, type: number, scale: number): number =>
+  Math.min(alive, Math.round(units * (type === 0 ? 1 : scale * CALIBRATION)));
+
+/** The probability that a government of this type reports a code this year (0 for codes with no amounts to draw). */
+function reportProbability(p: Profile, type: number, code: string, n: number, units: number, dense: boolean): number {
+  if (famTotal(code)) return 0;
+  if (!(p.amounts.has(`${type}|${code}`) || p.amounts.has(`2|${code}`) || p.amounts.has(`1|${code}`) || p.amounts.has(`0|${code}`))) return 0;
+  return dense ? (p.dense.get(type)?.get(code) ?? 0) : n / units;
+}
+
+/**
+ * The expected row count of a scale, from the same probabilities the draw
+ * uses (no draw): each government-year's expected codes, and in dense years
+ * a family total wherever some member of the family is drawn.
+ */
+function expectedRows(p: Profile, scale: number, alive: Map<string, number>): number {
+  let rows = 0;
+  for (const year of FULL_YEARS) {
+    const cs = p.codeSet.get(year) ?? p.codeSet.get(2023)!;
+    const dense = year <= 2011;
+    for (let type = 0; type <= 3; type++) {
+      const units = Math.max(1, cs.units[type] ?? 1);
+      const want = wanted(p, alive.get(`${year}|${type}`)!, cs.units[type] ?? 0, type, scale);
+      if (want === 0) continue;
+      let perGov = 0;
+      const none = new Map<string, number>();
+      for (const [code, n] of cs.codes.get(type) ?? []) {
+        const q = reportProbability(p, type, code, n, units, dense);
+        perGov += q;
+        none.set(code[0]!, (none.get(code[0]!) ?? 1) * (1 - q));
+      }
+      if (dense) for (const [code] of cs.codes.get(type) ?? []) if (famTotal(code)) perGov += 1 - (none.get(code[0]!) ?? 1);
+      rows += want * perGov;
+    }
+  }
+  return rows;
+}
+
+/**
+ * The scale whose expected size is `rows` (the draw lands within a few
+ * percent of it). Every state reports every year whatever the scale, so a
+ * size below the states' own rows is refused with that floor named.
+ */
+export async function scaleForRows(fixture: string, rows: number): Promise<number> {
+  const p = await loadProfile({ fixture, out: '', seed: 0, scale: 1 });
+  const alive = new Map<string, number>();
+  for (const year of FULL_YEARS) for (let type = 0; type <= 3; type++) alive.set(`${year}|${type}`, aliveIn(p, type, year).length);
+  const floor = expectedRows(p, 0, alive), most = expectedRows(p, 4, alive);
+  if (rows < floor * 1.05) throw new Error(`--rows ${rows}: the 50 states alone give about ${Math.round(floor).toLocaleString('en-US')} rows (every state reports every year); ask for more`);
+  if (rows > most) throw new Error(`--rows ${rows}: at most about ${Math.round(most).toLocaleString('en-US')} rows (scale 4)`);
+  let lo = 0, hi = 4;
+  for (let k = 0; k < 40; k++) {
+    const mid = (lo + hi) / 2;
+    if (expectedRows(p, mid, alive) < rows) lo = mid; else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
 
 /** Writes one year's partition; returns its manifest entry. */
 export async function generateFinanceYear(a: { options: FinanceGenOptions; year: number }): Promise<{ year: number; path: string; sha256: string; row_count: number; size_bytes: number }> {
@@ -141,9 +204,8 @@ export async function generateFinanceYear(a: { options: FinanceGenOptions; year:
   const rows: { gov: Gov; code: string; amt: number; agg: boolean; pop: number }[] = [];
 
   for (let type = 0; type <= 3; type++) {
-    // The registry's lifespans end at its latest vintage: a government alive then is alive in later years too.
-    const alive = p.govs.filter((g) => g.type === type && g.first <= year && (year <= g.last || g.last >= LATEST_VINTAGE)).sort((x, y) => y.pop - x.pop || (x.id < y.id ? -1 : 1));
-    const want = Math.min(alive.length, Math.round((cs.units[type] ?? 0) * (type === 0 ? 1 : o.scale * CALIBRATION)));
+    const alive = aliveIn(p, type, year);
+    const want = wanted(p, alive.length, cs.units[type] ?? 0, type, o.scale);
     const certain = Math.floor(want * 0.3);
     const chosen = alive.slice(0, certain);
     const rest = alive.slice(certain);
