@@ -21,6 +21,7 @@ const fixture = path.resolve(arg('fixture', path.join(PROJECT_ROOT, 'fixtures/fi
 const scaleArg = arg('scale', null);
 let scale: number;
 try {
+  if (scaleArg !== null && arg('rows', null) !== null) throw new Error('give --rows or --scale, not both');
   if (scaleArg !== null) {
     scale = Number(scaleArg);
     if (!(scale > 0 && scale <= 4)) throw new Error('--scale must be in (0, 4]');

@@ -37,9 +37,25 @@ describe('money job cost', () => {
   });
 });
 
+/** The fixture loaded with the load cache off (from parquet) or, after a first load that writes it, from the cache. */
+async function loadVia(from: 'parquet' | 'cache'): Promise<Ctx> {
+  const before = process.env.CIVICSTREAM_LOAD_CACHE;
+  process.env.CIVICSTREAM_LOAD_CACHE = from === 'parquet' ? 'off' : 'on';
+  const load = () => loadFinance(readConfig({ ...process.env, FINANCE_DATA: path.join(ROOT, 'fixtures/finance/v6'), WORKERS: '1' }));
+  try {
+    if (from === 'cache') await (await load()).pool.close();
+    return await load();
+  } finally {
+    if (before === undefined) delete process.env.CIVICSTREAM_LOAD_CACHE; else process.env.CIVICSTREAM_LOAD_CACHE = before;
+  }
+}
+
 describe('government-major group columns (govMeta)', () => {
-  it('hold, for every government and in its year order, the row range, population and years of the year-major group columns', () => {
-    const v = attachFinance(ctx.columns);
+  it.each(['parquet', 'cache'] as const)('hold, for every government and in its year order, the row range, population and years of the year-major group columns (loaded from %s)', async (from) => {
+    const loaded = await loadVia(from);
+    await loaded.pool.close();
+    expect(loaded.stats.loaders === 0).toBe(from === 'cache');
+    const v = attachFinance(loaded.columns);
     expect(v.govMeta.length).toBe(4 * v.nGroups);
     let checked = 0;
     for (let gov = 0; gov < v.nGov; gov++) {
@@ -54,5 +70,5 @@ describe('government-major group columns (govMeta)', () => {
       }
     }
     expect(checked).toBe(v.nGroups);
-  });
+  }, 60_000);
 });

@@ -4,7 +4,7 @@
 
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,8 +17,8 @@ const ROWS = 1_000_000;
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'civicstream-gen-'));
 const one = path.join(tmp, 'one-worker'), two = path.join(tmp, 'two-workers');
 
-const generate = (out: string, workers: number, rows = ROWS): string =>
-  execFileSync(process.execPath, [path.join(ROOT, 'dist/scripts/generate-finance-full.js'), '--out', out, '--rows', String(rows), '--seed', '11', '--workers', String(workers)], { encoding: 'utf8', stdio: 'pipe', timeout: 240_000 });
+const generate = (out: string, workers: number): string =>
+  execFileSync(process.execPath, [path.join(ROOT, 'dist/scripts/generate-finance-full.js'), '--out', out, '--rows', String(ROWS), '--seed', '11', '--workers', String(workers)], { encoding: 'utf8', stdio: 'pipe', timeout: 240_000 });
 
 interface Part { year: number; path: string; sha256: string; row_count: number; size_bytes: number }
 const manifest = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as { files: { long_partitions: Part[]; metadata: { path: string; sha256: string }[] } };
@@ -36,16 +36,18 @@ describe('generate:finance-full (a 1,000,000-row mirror)', () => {
     const m = manifest(two);
     expect(m.files.long_partitions.map((p) => p.year)).toEqual(FULL_YEARS);
     expect(FULL_YEARS).toHaveLength(56);
+    expect([FULL_YEARS[0], FULL_YEARS[55]]).toEqual([1967, 2024]);
     expect(FULL_YEARS).not.toContain(1968);
+    expect(FULL_YEARS).not.toContain(1969);
     let rows = 0;
     for (const p of m.files.long_partitions) {
       expect(sha(path.join(two, p.path))).toBe(p.sha256);
+      expect(p.row_count).toBeGreaterThan(0);
+      expect(Number((await duck(`SELECT count(*) AS n FROM ${long(two, p.year)}`))[0]!.n)).toBe(p.row_count);
       rows += p.row_count;
     }
-    const counted = Number((await duck(`SELECT count(*) AS n FROM read_parquet('${path.join(two, 'data/long/*/part-0.parquet')}')`))[0]!.n);
-    expect(counted).toBe(rows);
-    // --rows picks the scale whose expected size is N: the draw lands within a few percent.
-    expect(Math.abs(rows / ROWS - 1)).toBeLessThan(0.05);
+    // --rows picks the scale whose expected size is N: independent per-code draws land within a percent of it.
+    expect(Math.abs(rows / ROWS - 1)).toBeLessThan(0.01);
     const fixture = manifest(FIXTURE);
     expect(m.files.metadata).toEqual(fixture.files.metadata);
     for (const t of m.files.metadata) expect(sha(path.join(two, t.path))).toBe(sha(path.join(FIXTURE, t.path)));
@@ -61,8 +63,10 @@ describe('generate:finance-full (a 1,000,000-row mirror)', () => {
     const stray = await duck(`SELECT count(*) AS n FROM ${long(two, 2019)} l ANTI JOIN ${codeSet} c ON c.year = 2019 AND c.type = l.type AND c.item_code = l.item_code`);
     expect(Number(stray[0]!.n)).toBe(0);
     const totals = async (year: number) => Number((await duck(`SELECT count(*) AS n FROM ${long(two, year)} WHERE item_code LIKE '_--'`))[0]!.n);
-    expect(await totals(2019)).toBe(0);
-    // FY1990 (dense era, the wide files): an X-- family total is the sum of its family's rows.
+    // Family totals end with the wide files: FY2011 has them, FY2012 none.
+    expect(await totals(2011)).toBeGreaterThan(0);
+    expect(await totals(2012)).toBe(0);
+    // FY1990 (dense era): an X-- family total is the sum of its family's rows, and every total has a family.
     expect(await totals(1990)).toBeGreaterThan(0);
     const families = await duck(`
       WITH l AS (SELECT canonical_govid, item_code, amt, is_aggregate FROM ${long(two, 1990)})
@@ -70,21 +74,36 @@ describe('generate:finance-full (a 1,000,000-row mirror)', () => {
       FROM l t JOIN l m ON m.canonical_govid = t.canonical_govid AND m.item_code NOT LIKE '_--' AND left(m.item_code, 1) = left(t.item_code, 1)
       WHERE t.item_code LIKE '_--'
       GROUP BY ALL`);
-    expect(families.length).toBeGreaterThan(0);
+    expect(families.length).toBe(await totals(1990));
     for (const f of families) {
       expect(f.agg).toBe(true);
       expect(Number(f.total)).toBe(Math.min(2_000_000_000, Number(f.members)));
     }
   });
 
-  it('refuses a size below what the 50 states alone give, naming that floor', () => {
-    let err = '';
-    try { generate(path.join(tmp, 'too-small'), 1, 100_000); } catch (e) { err = String((e as { stderr?: string }).stderr); }
-    expect(err).toMatch(/--rows 100000: the 50 states alone give about [\d,]+ rows/);
+  it('refuses a size below what the states alone give (naming that floor), a bad --rows or --scale, and both at once', () => {
+    const refused = (args: string[]): { status: number | null; stderr: string } => {
+      try {
+        execFileSync(process.execPath, [path.join(ROOT, 'dist/scripts/generate-finance-full.js'), '--out', path.join(tmp, 'refused'), ...args], { encoding: 'utf8', stdio: 'pipe' });
+        return { status: 0, stderr: '' };
+      } catch (e) {
+        const x = e as { status: number | null; stderr: string };
+        return { status: x.status, stderr: x.stderr };
+      }
+    };
+    const small = refused(['--rows', '100000']);
+    expect(small.status).toBe(2);
+    expect(small.stderr).toMatch(/--rows 100000: the states alone give about [\d,]+ rows/);
+    expect(refused(['--rows', 'many']).stderr).toMatch(/--rows must be a positive number/);
+    expect(refused(['--scale', '5']).status).toBe(2);
+    expect(refused(['--rows', '1000000', '--scale', '0.1']).stderr).toMatch(/not both/);
+    expect(existsSync(path.join(tmp, 'refused'))).toBe(false);
   });
 
   it('loads as the server loads a mirror (civicstream verify)', () => {
     const out = execFileSync(process.execPath, [path.join(ROOT, 'dist/src/cli/main.js'), 'verify', two], { encoding: 'utf8', stdio: 'pipe', timeout: 120_000 });
-    expect(out).toMatch(/56/);
+    const ok = /finance mirror OK: schema_version \d+, 56 partitions \(1967-2024\), ([\d,]+) rows/.exec(out);
+    expect(ok).not.toBeNull();
+    expect(Number(ok![1]!.replaceAll(',', ''))).toBe(manifest(two).files.long_partitions.reduce((n, p) => n + p.row_count, 0));
   });
 });

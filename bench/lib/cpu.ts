@@ -13,9 +13,10 @@ export interface CpuSnapshot {
 }
 
 function machineTicks(): [number, number] {
-  // "cpu  user nice system idle iowait irq softirq steal ...": idle is the 4th field.
-  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-  return [f[3]!, f.reduce((a, b) => a + b, 0)];
+  // "cpu  user nice system idle iowait irq softirq steal guest guest_nice": guest time is already
+  // inside user and nice, so the total is the first eight; idle counts iowait (idle, waiting on I/O).
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+  return [f[3]! + f[4]!, f.reduce((a, b) => a + b, 0)];
 }
 
 function threadTicks(pid: number): Map<string, number> {
