@@ -34,7 +34,7 @@ const sizes = smoke ? [] : arg('sizes', '46000000').split(',').map(Number);
 export interface ScenarioFigures {
   label: string;
   rows: number;
-  s1: { rps: number; p50: number; p99: number; errors: number; oursMs: number; duckMs: number; bytes: number; allRps: number; allP99: number; allBytes: number; cpu: { main: number; other: number; client: number; idle: number } };
+  s1: { rps: number; p50: number; p99: number; errors: number; oursMs: number; duckMs: number; bytes: number; allRps: number; allP99: number; allBytes: number; cpu: { main: number; other: number; client: number; idle: number }; rps64: number; idle64: number };
   s2: { rows: number; cold: number; one: number; four: number; duck: number; cpu: { main: number; other: number; client: number; idle: number } };
   s3: { ours: number; duck: number };
   s4: { ours: number; duck: number };
@@ -70,6 +70,10 @@ async function scenarios(label: string, dir: string): Promise<ScenarioFigures> {
     const cpu0 = cpuSnapshot(s.proc.pid!);
     const r1 = await load(s.url, path1, { connections: 32, seconds });
     const cpu1 = cpuPerRequest(s.proc.pid!, cpu0, cpuSnapshot(s.proc.pid!), r1.total);
+    // Twice the connections: whether more requests in flight fill the idle share (a pipeline too shallow) or not.
+    const c64 = cpuSnapshot(s.proc.pid!);
+    const r64 = await load(s.url, path1, { connections: 64, seconds });
+    const idle64 = cpuPerRequest(s.proc.pid!, c64, cpuSnapshot(s.proc.pid!), r64.total).idle;
     const seq = await timeRuns(runs * 4, () => fetch(`${s.url}${path1()}`).then((r) => r.text()));
     const pathAll = (): string => `/api/v1/governments/${govs[(k++ * 7919) % govs.length]}/spending`;
     const sampleAll = await (await fetch(`${s.url}${pathAll()}`)).text();
@@ -124,7 +128,7 @@ async function scenarios(label: string, dir: string): Promise<ScenarioFigures> {
       label, rows: health.corpus.rows,
       s1: {
         rps: r1.requestsPerSec, p50: r1.p50, p99: r1.p99, errors: r1.errors + r1.non2xx, oursMs: median(seq), duckMs: median(duck1), bytes: Buffer.byteLength(sample),
-        allRps: rAll.requestsPerSec, allP99: rAll.p99, allBytes: Buffer.byteLength(sampleAll), cpu: cpu1,
+        allRps: rAll.requestsPerSec, allP99: rAll.p99, allBytes: Buffer.byteLength(sampleAll), cpu: cpu1, rps64: r64.requestsPerSec, idle64,
       },
       s2: { rows, cold: median(coldRates), one: rows / (one / 1000), four: (4 * rows) / (four / 1000), duck: rows / (duck2 / 1000), cpu: cpu2 },
       s3: { ours: ours3, duck: duck3 },
@@ -168,7 +172,7 @@ async function startup(dir: string): Promise<string[]> {
 }
 
 /** The hello-world ceiling: uWS answering a fixed body of the given size. */
-async function ceiling(bytes: number): Promise<{ rps: number; p99: number; server: number; client: number }> {
+async function ceiling(bytes: number): Promise<{ rps: number; p99: number; server: number; client: number; idle: number }> {
   const proc = spawn(process.execPath, [path.join(ROOT, 'dist/bench/lib/hello.js'), String(bytes)], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve) => proc.stdout!.once('data', (d) => resolve(JSON.parse(String(d)).port)));
   try {
@@ -176,7 +180,7 @@ async function ceiling(bytes: number): Promise<{ rps: number; p99: number; serve
     const c0 = cpuSnapshot(proc.pid!);
     const r = await load(`http://127.0.0.1:${port}`, () => '/', { connections: 32, seconds });
     const cpu = cpuPerRequest(proc.pid!, c0, cpuSnapshot(proc.pid!), r.total);
-    return { rps: r.requestsPerSec, p99: r.p99, server: cpu.main + cpu.other, client: cpu.client };
+    return { rps: r.requestsPerSec, p99: r.p99, server: cpu.main + cpu.other, client: cpu.client, idle: cpu.idle };
   } finally {
     proc.kill();
   }
@@ -207,11 +211,11 @@ const table = [
   '',
   'CPU per request in scenario 1, measured in the same runs (server threads from /proc, the load generator from its own process): with every request computed, the two cores can serve at most 2 s / (the sum) requests a second. The last column is the share of both cores left idle during the load (/proc/stat): the reason a run falls short of its bound.',
   '',
-  '| corpus rows | server main thread (us) | workers and other server threads (us) | load generator (us) | sum (us) | bound on 2 cores (req/s) | cores idle meanwhile |',
-  '|---|---|---|---|---|---|---|',
-  ...results.map((r) => { const c = r.s1.cpu, sum = c.main + c.other + c.client; return `| ${f(r.rows)} | ${f(c.main)} | ${f(c.other)} | ${f(c.client)} | ${f(sum)} | ${f(2e6 / sum)} | ${f(100 * c.idle)}% |`; }),
+  '| corpus rows | server main thread (us) | workers and other server threads (us) | load generator (us) | sum (us) | bound on 2 cores (req/s) | cores idle meanwhile | with 64 connections: req/s, cores idle |',
+  '|---|---|---|---|---|---|---|---|',
+  ...results.map((r) => { const c = r.s1.cpu, sum = c.main + c.other + c.client; return `| ${f(r.rows)} | ${f(c.main)} | ${f(c.other)} | ${f(c.client)} | ${f(sum)} | ${f(2e6 / sum)} | ${f(100 * c.idle)}% | ${f(r.s1.rps64)}, ${f(100 * r.s1.idle64)}% |`; }),
   '',
-  `uWebSockets.js ceiling in the same run: ${f(hello.rps)} req/s for a fixed ${f(results[results.length - 1]!.s1.bytes)}-byte body (p99 ${hello.p99} ms; CPU per request: server ${f(hello.server)} us, load generator ${f(hello.client)} us); ${f(tiny.rps)} req/s for a 2-byte body.`,
+  `uWebSockets.js ceiling in the same run: ${f(hello.rps)} req/s for a fixed ${f(results[results.length - 1]!.s1.bytes)}-byte body (p99 ${hello.p99} ms; CPU per request: server ${f(hello.server)} us, load generator ${f(hello.client)} us; cores idle ${f(100 * hello.idle)}%); ${f(tiny.rps)} req/s for a 2-byte body.`,
   '',
   '### 2. 50,000-row CSV pull (flat /spending, one state\'s cities, all years)',
   '',
