@@ -209,7 +209,7 @@ const table = [
   '',
   `With the response cache on (default 64 MB; the data is immutable), the same 1000 governments on the ${biggest[0]} corpus after one pass: ${f(warmed.rps)} req/s, p50 ${warmed.p50} ms, p99 ${warmed.p99} ms.`,
   '',
-  'CPU per request in scenario 1, measured in the same runs (server threads from /proc, the load generator from its own process): with every request computed, the two cores can serve at most 2 s / (the sum) requests a second. The last column is the share of both cores left idle during the load (/proc/stat): the reason a run falls short of its bound.',
+  'CPU per request in scenario 1, measured in the same runs (server threads from /proc, the load generator from its own process): with every request computed, the two cores can serve at most 2 s / (the sum) requests a second. "Cores idle meanwhile" is the share of both cores left idle during the load (/proc/stat): why a run falls short of its bound. The last column repeats the load with twice the connections: if the idle share were a pipeline too shallow, more requests in flight would fill it.',
   '',
   '| corpus rows | server main thread (us) | workers and other server threads (us) | load generator (us) | sum (us) | bound on 2 cores (req/s) | cores idle meanwhile | with 64 connections: req/s, cores idle |',
   '|---|---|---|---|---|---|---|---|',
