@@ -5,8 +5,8 @@
 // Small jobs (one government's history) cost less to compute than to hand to
 // a thread: the message, the wake-up and the promise on both sides dominate.
 // runSmall() therefore gathers the small jobs that arrive in one turn of the
-// event loop and posts them as one batch per worker (early, every EARLY_FLUSH
-// jobs, in a long turn).
+// event loop and posts them as one batch per worker (early, as soon as each
+// worker has EARLY_FLUSH_PER_WORKER, in a long turn).
 
 import { Piscina } from 'piscina';
 import { apiError } from './server/errors.js';
@@ -27,12 +27,13 @@ interface Pending {
 }
 
 /**
- * Small jobs pending that are posted at once rather than at the end of the
- * turn. Interleaved A/B runs of scenario 1 on the 46M corpus (11 pairs):
- * every one faster than posting only at the end of the turn, by 13-26% at 8;
- * 2 was worse than 4, and 16 no better than 8.
+ * Small jobs pending, per worker, that are posted at once rather than at the
+ * end of the turn (so each early message still carries about this many).
+ * Interleaved A/B runs of scenario 1 (46M corpus, 32 connections, 2 workers;
+ * 11 pairs): every one faster than posting only at the end of the turn, by
+ * 13-26% at 4 a worker; 1 a worker was worse than 2, and 8 no better than 4.
  */
-const EARLY_FLUSH = 8;
+const EARLY_FLUSH_PER_WORKER = 4;
 
 export class Pool {
   readonly piscina: Piscina;
@@ -76,7 +77,8 @@ export class Pool {
   }
 
   /**
-   * A job known to be small, batched with the others of this event-loop turn.
+   * A job known to be small, batched with the others of this event-loop turn
+   * (in a long turn, posted as soon as each worker has EARLY_FLUSH_PER_WORKER).
    * A batched job is not cancelled once posted (it is short); it is dropped
    * unposted if its signal fires first.
    */
@@ -87,9 +89,9 @@ export class Pool {
       this.pending.push({ item: { name, args }, signal, resolve, reject });
     }) as Promise<JobResult<N>>;
     job.then(done, done);
-    // A burst of requests is read in one turn; posting every EARLY_FLUSH jobs lets the workers start
-    // while the main thread is still reading the rest of it, instead of after.
-    if (this.pending.length >= EARLY_FLUSH) { this.flush(); return job; }
+    // A burst of requests is read in one turn; posting as soon as each worker has a few jobs lets
+    // the workers start while the main thread is still reading the rest of it, instead of after.
+    if (this.pending.length >= EARLY_FLUSH_PER_WORKER * this.workers) { this.flush(); return job; }
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       // setImmediate runs after the poll phase, so every request uWS read in this turn has joined.

@@ -21,4 +21,25 @@ describe('small jobs', () => {
     expect(await burst(20)).toEqual({ messages: 6, jobs: 20 });
     expect(await burst(1)).toEqual({ messages: 1, jobs: 1 });
   });
+
+  it('go out during the turn once each worker has 4, before the turn ends', async () => {
+    const b0 = pool.batches;
+    const first = Array.from({ length: 7 }, () => pool.runSmall('ping', {}));
+    expect(pool.batches - b0).toBe(0);
+    first.push(pool.runSmall('ping', {}));
+    // Still inside the same synchronous run: the eighth job posted the batch.
+    expect(pool.batches - b0).toBe(2);
+    await Promise.all(first);
+    expect(pool.batches - b0).toBe(2);
+  });
+
+  it('drop a job whose signal fired before its batch was posted, settling it as aborted', async () => {
+    const c = new AbortController();
+    const jobs = Array.from({ length: 3 }, () => pool.runSmall('ping', {}));
+    const dropped = pool.runSmall('ping', {}, c.signal);
+    c.abort(new Error('client left'));
+    jobs.push(...Array.from({ length: 4 }, () => pool.runSmall('ping', {})));
+    await expect(dropped).rejects.toThrow('client left');
+    for (const r of await Promise.all(jobs)) expect(r.threadId).toBeGreaterThan(0);
+  });
 });
