@@ -34,7 +34,7 @@ const sizes = smoke ? [] : arg('sizes', '46000000').split(',').map(Number);
 export interface ScenarioFigures {
   label: string;
   rows: number;
-  s1: { rps: number; p50: number; p99: number; errors: number; oursMs: number; duckMs: number; bytes: number; allRps: number; allP99: number; allBytes: number; cpu: { main: number; other: number; client: number; idle: number }; rps64: number; idle64: number };
+  s1: { rps: number; p50: number; p99: number; errors: number; oursMs: number; duckMs: number; bytes: number; allRps: number; allP99: number; allBytes: number; cpu: { main: number; other: number; client: number; idle: number }; rps64: number; idle64: number; failed64: number };
   s2: { rows: number; cold: number; one: number; four: number; duck: number; cpu: { main: number; other: number; client: number; idle: number } };
   s3: { ours: number; duck: number };
   s4: { ours: number; duck: number };
@@ -128,7 +128,7 @@ async function scenarios(label: string, dir: string): Promise<ScenarioFigures> {
       label, rows: health.corpus.rows,
       s1: {
         rps: r1.requestsPerSec, p50: r1.p50, p99: r1.p99, errors: r1.errors + r1.non2xx, oursMs: median(seq), duckMs: median(duck1), bytes: Buffer.byteLength(sample),
-        allRps: rAll.requestsPerSec, allP99: rAll.p99, allBytes: Buffer.byteLength(sampleAll), cpu: cpu1, rps64: r64.requestsPerSec, idle64,
+        allRps: rAll.requestsPerSec, allP99: rAll.p99, allBytes: Buffer.byteLength(sampleAll), cpu: cpu1, rps64: r64.requestsPerSec, idle64, failed64: r64.errors + r64.non2xx,
       },
       s2: { rows, cold: median(coldRates), one: rows / (one / 1000), four: (4 * rows) / (four / 1000), duck: rows / (duck2 / 1000), cpu: cpu2 },
       s3: { ours: ours3, duck: duck3 },
@@ -213,7 +213,7 @@ const table = [
   '',
   '| corpus rows | server main thread (us) | workers and other server threads (us) | load generator (us) | sum (us) | bound on 2 cores (req/s) | cores idle meanwhile | with 64 connections: req/s, cores idle |',
   '|---|---|---|---|---|---|---|---|',
-  ...results.map((r) => { const c = r.s1.cpu, sum = c.main + c.other + c.client; return `| ${f(r.rows)} | ${f(c.main)} | ${f(c.other)} | ${f(c.client)} | ${f(sum)} | ${f(2e6 / sum)} | ${f(100 * c.idle)}% | ${f(r.s1.rps64)}, ${f(100 * r.s1.idle64)}% |`; }),
+  ...results.map((r) => { const c = r.s1.cpu, sum = c.main + c.other + c.client; return `| ${f(r.rows)} | ${f(c.main)} | ${f(c.other)} | ${f(c.client)} | ${f(sum)} | ${f(2e6 / sum)} | ${f(100 * c.idle)}% | ${f(r.s1.rps64)}, ${f(100 * r.s1.idle64)}%${r.s1.failed64 ? ` (${f(r.s1.failed64)} failed or refused: not served)` : ''} |`; }),
   '',
   `uWebSockets.js ceiling in the same run: ${f(hello.rps)} req/s for a fixed ${f(results[results.length - 1]!.s1.bytes)}-byte body (p99 ${hello.p99} ms; CPU per request: server ${f(hello.server)} us, load generator ${f(hello.client)} us; cores idle ${f(100 * hello.idle)}%); ${f(tiny.rps)} req/s for a 2-byte body.`,
   '',
