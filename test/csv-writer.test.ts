@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { format } from 'fast-csv';
 import { describe, expect, it } from 'vitest';
-import { csvChunks, csvField, memoCsv, plainCsv, type ColumnTable } from '../src/server/csv.js';
+import { ByteWriter, csvChunks, csvField, drainText, memoCsv, plainCsv, type ColumnTable, type CsvCell } from '../src/server/csv.js';
 
 function viaFastCsv(header: string[], rows: unknown[][]): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -20,10 +20,7 @@ function viaFastCsv(header: string[], rows: unknown[][]): Promise<string> {
 
 function viaOurs(header: string[], rows: unknown[][]): string {
   const t: ColumnTable = { names: header, get: header.map((_, c) => (i: number) => rows[i]![c]), n: rows.length };
-  const next = csvChunks(t);
-  let out = '';
-  for (let chunk = next(); chunk !== null; chunk = next()) out += chunk;
-  return out;
+  return drainText(csvChunks(t));
 }
 
 const text = fc.oneof(
@@ -44,14 +41,26 @@ describe('CSV writer', () => {
     );
   });
 
-  it('the hot-path getters write exactly what csvField writes: plain for numbers, booleans, null and identifiers; memoized text escaped once', () => {
-    fc.assert(fc.property(fc.array(fc.oneof(fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.stringMatching(/^[a-z_0-9]*$/))), (values) => {
+  it('the hot-path cells write exactly the bytes of what csvField writes: plain for numbers, booleans, null and identifiers; memoized text escaped once', () => {
+    const written = (cell: CsvCell, i: number): string => { const w = new ByteWriter(4); cell(i, w); return Buffer.from(w.take()).toString('utf8'); };
+    const number = fc.oneof(fc.integer(), fc.maxSafeInteger(), fc.constantFrom(0, -0, 9, 10, 99, 100, 999_999_999, 1e9, 1e9 + 1, -2e9, 1234567890123, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 2 ** 53, 1e21, -1e-7), fc.double());
+    fc.assert(fc.property(fc.array(fc.oneof(number, fc.boolean(), fc.constant(null), fc.stringMatching(/^[a-z_0-9]*$/))), (values) => {
       const plain = plainCsv((i) => values[i]);
-      values.forEach((v, i) => expect(plain(i)).toBe(csvField(v)));
+      values.forEach((v, i) => expect(written(plain, i)).toBe(csvField(v)));
     }));
     fc.assert(fc.property(fc.array(text, { minLength: 1 }), (names) => {
-      const memo = memoCsv((i) => i % names.length, (k) => names[k]!);
-      for (let i = 0; i < names.length * 2; i++) expect(memo(i)).toBe(csvField(names[i % names.length]));
+      const memo: (Uint8Array | undefined)[] = [];
+      const cell = memoCsv((i) => i % names.length, (k) => names[k]!, memo);
+      for (let i = 0; i < names.length * 2; i++) expect(written(cell, i)).toBe(csvField(names[i % names.length]));
+      expect(memo.filter((b) => b !== undefined).length).toBe(names.length);
+    }));
+  });
+
+  it('the byte writer grows past its capacity and encodes any text as UTF-8', () => {
+    fc.assert(fc.property(fc.array(fc.oneof(text, fc.integer())), (parts) => {
+      const w = new ByteWriter(1);
+      for (const p of parts) if (typeof p === 'number') w.number(p); else w.text(p);
+      expect(Buffer.from(w.take()).toString('utf8')).toBe(parts.map(String).join(''));
     }));
   });
 
@@ -63,11 +72,14 @@ describe('CSV writer', () => {
     const rows = Array.from({ length: 20_000 }, (_, i) => [i, `name, ${i}`, 'x"y', null]);
     const t: ColumnTable = { names: ['a', 'b', 'c', 'd'], get: [0, 1, 2, 3].map((c) => (i: number) => rows[i]![c]), n: rows.length };
     const next = csvChunks(t);
-    const chunks: string[] = [];
+    const chunks: Uint8Array[] = [];
     for (let chunk = next(); chunk !== null; chunk = next()) chunks.push(chunk);
     expect(chunks.length).toBeGreaterThan(5);
-    for (const c of chunks.slice(0, -1)) expect(c.length).toBeGreaterThanOrEqual(64 * 1024);
-    expect(chunks.join('')).toBe(viaOurs(['a', 'b', 'c', 'd'], rows));
-    expect(chunks.join('').split('\r\n').length).toBe(20_002);
+    for (const c of chunks.slice(0, -1)) expect(c.byteLength).toBeGreaterThanOrEqual(64 * 1024);
+    // Each chunk is its own memory: one handed to the socket is never written again.
+    expect(new Set(chunks.map((c) => c.buffer)).size).toBe(chunks.length);
+    const whole = Buffer.concat(chunks).toString('utf8');
+    expect(whole).toBe(viaOurs(['a', 'b', 'c', 'd'], rows));
+    expect(whole.split('\r\n').length).toBe(20_002);
   });
 });

@@ -15,6 +15,7 @@ import { Progress } from '../progress.js';
 import { parseArgs, type Args, CliError } from './args.js';
 import { openFinance, runRoute, QUERY_ROUTES, replyText, type Offline } from './offline.js';
 import { writeParquetPages } from './export-parquet.js';
+import { drainText } from '../server/csv.js';
 
 interface Command {
   name: string;
@@ -151,8 +152,7 @@ async function* csvPages(off: Offline, route: string, selections: Map<string, st
       const rows = Math.max(0, Math.min(limit, total - page * limit));
       progress ??= new Progress(`export ${params.get('type') ?? ''}`.trim(), total);
       if (rows === 0) break;
-      let text = '';
-      for (let chunk = r.next!(); chunk !== null; chunk = r.next!()) text += chunk;
+      const text = drainText(r.next!);
       progress.tick(rows);
       yield { text, rows };
     }

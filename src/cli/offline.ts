@@ -7,7 +7,7 @@ import type { FinanceCtx } from '../finance/context.js';
 import { loadFinance } from '../finance/service.js';
 import { serialize, fail } from '../server/envelope.js';
 import { ApiError } from '../server/errors.js';
-import { csvField } from '../server/csv.js';
+import { csvField, drainText } from '../server/csv.js';
 import { Router } from '../server/router.js';
 import { compileValidator, type Validator } from '../server/validate.js';
 import type { Reply, RouteSpec } from '../server/route-spec.js';
@@ -43,7 +43,7 @@ export interface OfflineReply {
   headers: Record<string, string>;
   /** The envelope text, or null for a CSV stream (then next() pulls it). */
   body: string | null;
-  next?: () => string | null;
+  next?: () => Uint8Array | string | null;
   error?: string;
   rows?: Record<string, unknown>[];
 }
@@ -81,7 +81,7 @@ export async function runRoute(off: Offline, name: string, params: Map<string, s
 /** The reply as text in a CLI format: csv (the API's own CSV where the route has one), json (the envelope) or table. */
 export function replyText(r: OfflineReply, format: string): string {
   if (r.next) {
-    if (format === 'csv') { let s = ''; for (let c = r.next(); c !== null; c = r.next()) s += c; return s; }
+    if (format === 'csv') return drainText(r.next);
     throw new CliError('a CSV answer has no other format');
   }
   if (format === 'json' || r.status !== 200) return `${r.body!}\n`;

@@ -28,8 +28,13 @@ export interface FinanceCtx {
   breaks: { byCode: Map<string, { id: string; year: number }[]>; corpus: { id: string; year: number }[] };
   /** The long partitions as a DuckDB file list, for provenance SQL. */
   longFilesSql: string;
-  /** Government names escaped once (by gid) for CSV and for JSON, reused across requests. */
-  textMemo: { csvGovName: (string | undefined)[]; jsonGovName: (string | undefined)[]; jsonGovId: (string | undefined)[]; csvCode: (string | undefined)[]; jsonCode: (string | undefined)[] };
+  /** Cell text escaped once (names and ids by gid, codes by id) for CSV and for JSON, reused across requests. */
+  textMemo: {
+    csvGovName: (Uint8Array | undefined)[]; csvGovId: (Uint8Array | undefined)[]; csvCode: (Uint8Array | undefined)[];
+    jsonGovName: (string | undefined)[]; jsonGovId: (string | undefined)[]; jsonCode: (string | undefined)[];
+    /** Two or three codes' joined text, by their ids (money.ts codeSetKey): bounded by the code sets the corpus has. */
+    csvCodeSet: Map<number, Uint8Array>; jsonCodeSet: Map<number, string>;
+  };
   /** Governments of a state and/or type (key `fips|type`), sorted by gid, built on first use. */
   cohorts: Map<string, number[]>;
   /** Row counts of CSV queries already answered once (the corpus is immutable), oldest first. */

@@ -4,7 +4,7 @@
 // record each passes in, not code paths here.
 
 import { JsonRows, ok } from '../server/envelope.js';
-import { csvField, jsonRows, memoCsv, memoJson, plainCsv, plainJson, type ColumnTable } from '../server/csv.js';
+import { csvField, jsonRows, memoCsv, memoJson, plainCsv, plainJson, utf8, type ColumnTable, type CsvCell } from '../server/csv.js';
 import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
 import type { Flow } from './catalog.js';
 import type { FinanceCtx } from './context.js';
@@ -79,7 +79,7 @@ export function planOf(ctx: FinanceCtx, route: MoneyRoute, q: MoneyQuery): Money
  * row, with real and per-capita amounts and notes derived per row. JSON rows
  * and CSV records are both read from this, so they cannot disagree.
  */
-export function moneyTable(ctx: FinanceCtx, route: MoneyRoute, params: Record<string, unknown>, res: MoneyResult, extra: { name: string; get: (i: number) => unknown; csv?: (i: number) => string }[] = []): ColumnTable {
+export function moneyTable(ctx: FinanceCtx, route: MoneyRoute, params: Record<string, unknown>, res: MoneyResult, extra: { name: string; get: (i: number) => unknown; csv?: CsvCell }[] = []): ColumnTable {
   const { catalog, engine: e } = ctx;
   const r = res.rows;
   const recipe = params.recipe as RecipeChoice | undefined;
@@ -101,12 +101,18 @@ export function moneyTable(ctx: FinanceCtx, route: MoneyRoute, params: Record<st
   const catName = (cat: number): string => (cat === RECIPE_CATEGORY_ID ? label : cat === ALL_CATEGORIES_ID ? ALL_CATEGORIES : e.categories[cat]!);
   const categoryName = (i: number): string => catName(r.cat[i]!);
   const subtypeName = (i: number): string => (r.cat[i] === RECIPE_CATEGORY_ID ? 'recipe' : e.subtypes[r.sub[i]!]!);
-  type Col = { name: string; get: (i: number) => unknown; csv?: (i: number) => string; json?: (i: number) => string };
+  const subtypeKey = (i: number): number => (r.cat[i] === RECIPE_CATEGORY_ID ? e.subtypes.length : r.sub[i]!);
+  const subtypeOfKey = (k: number): string => (k === e.subtypes.length ? 'recipe' : e.subtypes[k]!);
+  type Col = { name: string; get: (i: number) => unknown; csv?: CsvCell; json?: (i: number) => string };
   // Columns that can never need quoting write their plain text; names are escaped once per government or category.
   const plain = (name: string, get: (i: number) => unknown): Col => ({ name, get, csv: plainCsv(get), json: plainJson(get) });
   const cols: Col[] = [
     plain('year', (i) => r.year[i]),
-    { ...plain('canonical_govid', (i) => gov(i).canonical_govid), json: memoJson((i) => r.gov[i]!, (gid) => catalog.governments[gid]!.canonical_govid, ctx.textMemo.jsonGovId) },
+    {
+      ...plain('canonical_govid', (i) => gov(i).canonical_govid),
+      csv: memoCsv((i) => r.gov[i]!, (gid) => catalog.governments[gid]!.canonical_govid, ctx.textMemo.csvGovId),
+      json: memoJson((i) => r.gov[i]!, (gid) => catalog.governments[gid]!.canonical_govid, ctx.textMemo.jsonGovId),
+    },
     {
       name: 'gov_name', get: (i) => gov(i).gov_name,
       csv: memoCsv((i) => r.gov[i]!, (gid) => catalog.governments[gid]!.gov_name, ctx.textMemo.csvGovName),
@@ -115,9 +121,13 @@ export function moneyTable(ctx: FinanceCtx, route: MoneyRoute, params: Record<st
     ...extra,
     { name: 'category', get: categoryName, csv: memoCsv((i) => r.cat[i]! + 2, (k) => catName(k - 2)), json: memoJson((i) => r.cat[i]! + 2, (k) => catName(k - 2)) },
     // Names of a few distinct values: each written as JSON once per answer.
-    { ...plain(route.subtypeField, subtypeName), json: memoJson((i) => (r.cat[i] === RECIPE_CATEGORY_ID ? e.subtypes.length : r.sub[i]!), (k) => (k === e.subtypes.length ? 'recipe' : e.subtypes[k]!)) },
+    {
+      name: route.subtypeField, get: subtypeName,
+      csv: memoCsv(subtypeKey, subtypeOfKey),
+      json: memoJson(subtypeKey, subtypeOfKey),
+    },
   ];
-  if (route.withFlow) cols.push({ ...plain('flow', (i) => FLOW_NAME[r.flow[i]!]), json: memoJson((i) => r.flow[i]!, (f) => FLOW_NAME[f]!) });
+  if (route.withFlow) cols.push({ name: 'flow', get: (i) => FLOW_NAME[r.flow[i]!], csv: memoCsv((i) => r.flow[i]!, (f) => FLOW_NAME[f]!), json: memoJson((i) => r.flow[i]!, (f) => FLOW_NAME[f]!) });
   cols.push(plain('amt_nominal', amt));
   if (real) cols.push(plain('amt_real', (i) => { const a = amt(i), k = cpiRatio(i); return a === null || k === null ? null : a * k; }));
   if (perCapita) {
@@ -146,15 +156,39 @@ export function moneyTable(ctx: FinanceCtx, route: MoneyRoute, params: Record<st
   // Most rows carry one code and no note: those cells are memoized text, the rest are written per row.
   const oneCode = (i: number): number => (!filled(i) && r.codesStart[i + 1]! - r.codesStart[i]! === 1 ? r.codes[r.codesStart[i]!]! : -1);
   const noNote = (i: number): boolean => r.flags[i] === 0 && !(perCapita && r.pop[i]! <= 0);
-  const csvCode = ctx.textMemo.csvCode, jsonCode = ctx.textMemo.jsonCode;
+  // Two or three codes (a category's Direct codes) repeat as well: keyed by their ids, which the job sorted.
+  const codeSetKey = (i: number): number => {
+    const s = r.codesStart[i]!, n = r.codesStart[i + 1]! - s;
+    if (n < 2 || n > 3 || filled(i)) return -1;
+    let k = 0;
+    for (let j = s; j < s + n; j++) k = k * 65536 + r.codes[j]! + 1;
+    return k;
+  };
+  const { csvCode, jsonCode, csvCodeSet, jsonCodeSet } = ctx.textMemo;
   cols.push(
     {
       name: 'codes_included', get: codesOf,
-      csv: (i) => { const c = oneCode(i); return c >= 0 ? (csvCode[c] ??= csvField(catalog.codes[c]!)) : csvField(codesOf(i)); },
-      json: (i) => { const c = oneCode(i); return c >= 0 ? (jsonCode[c] ??= JSON.stringify(catalog.codes[c]!)) : JSON.stringify(codesOf(i)); },
+      csv: (i, w) => {
+        const c = oneCode(i);
+        if (c >= 0) { w.bytes(csvCode[c] ??= utf8(csvField(catalog.codes[c]!))); return; }
+        const k = codeSetKey(i);
+        if (k < 0) { w.text(csvField(codesOf(i))); return; }
+        let b = csvCodeSet.get(k);
+        if (b === undefined) csvCodeSet.set(k, (b = utf8(csvField(codesOf(i)))));
+        w.bytes(b);
+      },
+      json: (i) => {
+        const c = oneCode(i);
+        if (c >= 0) return (jsonCode[c] ??= JSON.stringify(catalog.codes[c]!));
+        const k = codeSetKey(i);
+        if (k < 0) return JSON.stringify(codesOf(i));
+        let s = jsonCodeSet.get(k);
+        if (s === undefined) jsonCodeSet.set(k, (s = JSON.stringify(codesOf(i))));
+        return s;
+      },
     },
     plain('aggregate_fallback', (i) => (filled(i) ? null : (r.flags[i]! & ROW_AGGREGATE) !== 0)),
-    { name: 'notes', get: notesOf, csv: (i) => (noNote(i) ? '' : csvField(notesOf(i))), json: (i) => (noNote(i) ? '""' : JSON.stringify(notesOf(i))) },
+    { name: 'notes', get: notesOf, csv: (i, w) => { if (!noNote(i)) w.text(csvField(notesOf(i))); }, json: (i) => (noNote(i) ? '""' : JSON.stringify(notesOf(i))) },
   );
   if (params.complete === true) cols.push(plain('value_source', (i) => VALUE_SOURCE[r.valueSource[i] === VS_NONE ? 1 : r.valueSource[i]!]));
   return { names: cols.map((c) => c.name), get: cols.map((c) => c.get), csv: cols.map((c) => c.csv), json: cols.map((c) => c.json), n: r.n };

@@ -56,7 +56,7 @@ export async function loadFinance(config: Config): Promise<FinanceCtx> {
       const flows = new Set(r.components.map((c) => catalog.classes.get(c.component_code)?.category_type).filter((f) => f !== undefined));
       return flows.size === 1 ? [...flows][0] : undefined;
     }),
-    textMemo: { csvGovName: [], jsonGovName: [], jsonGovId: [], csvCode: [], jsonCode: [] },
+    textMemo: { csvGovName: [], csvGovId: [], csvCode: [], jsonGovName: [], jsonGovId: [], jsonCode: [], csvCodeSet: new Map(), jsonCodeSet: new Map() },
     cohorts: new Map(),
     counts: new Map(),
     breaks: indexBreaks(catalog),

@@ -19,57 +19,166 @@ export function csvField(v: unknown): string {
 export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8';
 const CHUNK = 64 * 1024;
 
+/** Writes one row's cell as CSV: exactly the UTF-8 bytes of what csvField would write. */
+export type CsvCell = (i: number, w: ByteWriter) => void;
+
 /** A table as named columns read by row index: what both JSON and CSV are built from. */
 export interface ColumnTable {
   names: string[];
   get: ((i: number) => unknown)[];
   n: number;
   /**
-   * Optional per column: the cell already as CSV text. Columns whose values
-   * can never need quoting (numbers, booleans, identifiers) and columns with
-   * a cache of escaped text use it to skip csvField on the hot path; the text
-   * must be exactly what csvField would write.
+   * Optional per column: the cell written straight into the CSV chunk.
+   * Columns whose values can never need quoting (numbers, booleans,
+   * identifiers) and columns with a cache of escaped bytes use it to skip
+   * csvField and string building on the hot path.
    */
-  csv?: (((i: number) => string) | undefined)[];
-  /** Optional per column: the cell already as JSON text (same contract as csv). */
+  csv?: (CsvCell | undefined)[];
+  /** Optional per column: the cell already as JSON text (exactly what JSON.stringify would write). */
   json?: (((i: number) => string) | undefined)[];
 }
 
-/** A csv getter for a column whose values never need quoting: null is empty, anything else its String(). */
-export const plainCsv = (get: (i: number) => unknown) => (i: number): string => {
+const encoder = new TextEncoder();
+/** A string's UTF-8 bytes, for memoized cells. */
+export const utf8 = (s: string): Uint8Array => encoder.encode(s);
+
+/** A csv cell for a column whose values never need quoting: null is empty, anything else its String(). */
+export const plainCsv = (get: (i: number) => unknown): CsvCell => (i, w) => {
   const v = get(i);
-  return v === null || v === undefined ? '' : String(v);
+  if (v === null || v === undefined) return;
+  if (typeof v === 'number') w.number(v);
+  else w.text(String(v));
 };
 
-/** A csv getter that escapes each distinct key's text once (gov names, category names). */
-export function memoCsv(key: (i: number) => number, text: (k: number) => string, memo: (string | undefined)[] = []): (i: number) => string {
-  return (i) => {
+/** A csv cell that escapes and encodes each distinct key's text once (gov names, category names). */
+export function memoCsv(key: (i: number) => number, text: (k: number) => string, memo: (Uint8Array | undefined)[] = []): CsvCell {
+  return (i, w) => {
     const k = key(i);
-    return memo[k] ??= csvField(text(k));
+    w.bytes(memo[k] ??= utf8(csvField(text(k))));
   };
 }
 
-/** Pulls CSV text in chunks of about 64 KB: header first, then each row. */
-export function csvChunks(t: ColumnTable): () => string | null {
+/**
+ * Text appended as UTF-8 straight into a byte buffer. A body built as one
+ * string is a rope of thousands of pieces that the socket write must flatten
+ * and encode again, and every piece is garbage; here memoized cells are
+ * copied as bytes and numbers written as digits, with nothing allocated per
+ * cell.
+ */
+export class ByteWriter {
+  buf: Uint8Array;
+  n = 0;
+
+  constructor(capacity: number) {
+    this.buf = new Uint8Array(capacity);
+  }
+
+  text(s: string): void {
+    const len = s.length;
+    if (this.n + 3 * len > this.buf.length) this.grow(3 * len);
+    const buf = this.buf;
+    let n = this.n;
+    for (let k = 0; k < len; k++) {
+      const c = s.charCodeAt(k);
+      if (c >= 0x80) {
+        // Anything past ASCII (rare here) goes through the encoder, which also pairs surrogates.
+        this.n = n + encoder.encodeInto(s.slice(k), buf.subarray(n)).written;
+        return;
+      }
+      buf[n++] = c;
+    }
+    this.n = n;
+  }
+
+  bytes(b: Uint8Array): void {
+    const len = b.length;
+    if (this.n + len > this.buf.length) this.grow(len);
+    // A loop beats set() for the short cells that are nearly all of them.
+    if (len > 32) { this.buf.set(b, this.n); this.n += len; return; }
+    const buf = this.buf;
+    let n = this.n;
+    for (let k = 0; k < len; k++) buf[n++] = b[k]!;
+    this.n = n;
+  }
+
+  /** A number as String() writes it: digits for safe integers, String() itself for the rest. */
+  number(v: number): void {
+    if (!Number.isSafeInteger(v)) { this.text(String(v)); return; }
+    if (this.n + 17 > this.buf.length) this.grow(17);
+    if (v < 0) { this.buf[this.n++] = 0x2d; v = -v; }
+    // In int32 pieces of nine digits: a double's % is a library call, an int32's is one instruction.
+    if (v < 1e9) { this.digits(v, 1); return; }
+    const hi = Math.floor(v / 1e9);
+    this.digits(hi, 1);
+    this.digits(v - hi * 1e9, 9);
+  }
+
+  /** x (an integer below 1e9) in at least width digits, zero-padded. */
+  private digits(x: number, width: number): void {
+    let len = 1;
+    for (let p = 10; p <= x; p *= 10) len++;
+    if (len < width) len = width;
+    const buf = this.buf;
+    let at = (this.n += len);
+    for (let k = 0; k < len; k++) {
+      const q = (x / 10) | 0;
+      buf[--at] = 48 + x - q * 10;
+      x = q;
+    }
+  }
+
+  /** One ASCII character by its code. */
+  byte(c: number): void {
+    if (this.n === this.buf.length) this.grow(1);
+    this.buf[this.n++] = c;
+  }
+
+  /** The bytes written, and a fresh buffer for what follows (the chunk handed on is never reused). */
+  take(): Uint8Array {
+    const out = this.buf.subarray(0, this.n);
+    this.buf = new Uint8Array(this.buf.length);
+    this.n = 0;
+    return out;
+  }
+
+  private grow(more: number): void {
+    const b = new Uint8Array(Math.max(2 * this.buf.length, this.n + more));
+    b.set(this.buf.subarray(0, this.n));
+    this.buf = b;
+  }
+}
+
+const COMMA = 0x2c, CR = 0x0d, LF = 0x0a;
+
+/** Pulls the CSV as UTF-8 chunks of about 64 KB: header first, then each row. */
+export function csvChunks(t: ColumnTable): () => Uint8Array | null {
   let i = -1;
   const cols = t.get.length;
-  const cell = t.get.map((get, c) => t.csv?.[c] ?? ((row: number) => csvField(get(row))));
+  const cell = t.get.map((get, c): CsvCell => t.csv?.[c] ?? ((row, w) => w.text(csvField(get(row)))));
+  const w = new ByteWriter(CHUNK + 4096);
   return () => {
     if (i >= t.n) return null;
-    let out = '';
     if (i < 0) {
-      out = `${t.names.map(csvField).join(',')}\r\n`;
+      w.text(t.names.map(csvField).join(','));
+      w.byte(CR); w.byte(LF);
       i = 0;
     }
-    while (i < t.n && out.length < CHUNK) {
-      let line = '';
-      line = cell[0]!(i);
-      for (let c = 1; c < cols; c++) line += `,${cell[c]!(i)}`;
-      out += `${line}\r\n`;
+    while (i < t.n && w.n < CHUNK) {
+      cell[0]!(i, w);
+      for (let c = 1; c < cols; c++) { w.byte(COMMA); cell[c]!(i, w); }
+      w.byte(CR); w.byte(LF);
       i++;
     }
-    return out;
+    return w.take();
   };
+}
+
+/** A whole chunked body as one string (the CLI and tests, which want text). */
+export function drainText(next: () => Uint8Array | string | null): string {
+  const decoder = new TextDecoder();
+  let out = '';
+  for (let c = next(); c !== null; c = next()) out += typeof c === 'string' ? c : decoder.decode(c, { stream: true });
+  return out + decoder.decode();
 }
 
 /** The same table as JSON row objects (for the envelope), rows [start, end). */

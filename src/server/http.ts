@@ -240,7 +240,7 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
       streamsOpen++;
       const pump = (): void => {
         while (!state.aborted && !ended) {
-          let chunk: string | null;
+          let chunk: Uint8Array | string | null;
           try {
             chunk = reply.next();
           } catch (err) {
@@ -258,7 +258,7 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
             log(service, { requestId, method, path, status, started, bytes });
             return;
           }
-          bytes += chunk.length;
+          bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
           if (!res.write(chunk)) return;
         }
       };
