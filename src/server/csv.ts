@@ -47,8 +47,10 @@ export const plainCsv = (get: (i: number) => unknown): CsvCell => (i, w) => {
   const v = get(i);
   if (v === null || v === undefined) return;
   if (typeof v === 'number') w.number(v);
+  else if (typeof v === 'boolean') w.bytes(v ? TRUE : FALSE);
   else w.text(String(v));
 };
+const TRUE = utf8('true'), FALSE = utf8('false');
 
 /** A csv cell that escapes and encodes each distinct key's text once (gov names, category names). */
 export function memoCsv(key: (i: number) => number, text: (k: number) => string, memo: (Uint8Array | undefined)[] = []): CsvCell {
@@ -120,11 +122,15 @@ export class ByteWriter {
     if (len < width) len = width;
     const buf = this.buf;
     let at = (this.n += len);
-    for (let k = 0; k < len; k++) {
-      const q = (x / 10) | 0;
-      buf[--at] = 48 + x - q * 10;
+    // Two digits a step, from a table: half the divisions.
+    while (len >= 2) {
+      const q = (x / 100) | 0, r = 2 * (x - q * 100);
+      buf[--at] = PAIRS[r + 1]!;
+      buf[--at] = PAIRS[r]!;
       x = q;
+      len -= 2;
     }
+    if (len === 1) buf[--at] = 48 + x;
   }
 
   /** One ASCII character by its code. */
@@ -149,6 +155,8 @@ export class ByteWriter {
 }
 
 const COMMA = 0x2c, CR = 0x0d, LF = 0x0a;
+/** "00" to "99" as ASCII pairs. */
+const PAIRS = Uint8Array.from({ length: 200 }, (_, k) => 48 + (k % 2 === 0 ? Math.floor(k / 20) : (k >> 1) % 10));
 
 /** Pulls the CSV as UTF-8 chunks of about 64 KB: header first, then each row. */
 export function csvChunks(t: ColumnTable): () => Uint8Array | null {
