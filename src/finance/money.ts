@@ -4,7 +4,7 @@
 // record each passes in, not code paths here.
 
 import { JsonRows, ok } from '../server/envelope.js';
-import { csvField, jsonRows, memoCsv, memoJson, plainCsv, plainJson, utf8, type ColumnTable, type CsvCell } from '../server/csv.js';
+import { csvField, jsonRows, memoJson, plainCsv, plainJson, utf8, type ColumnTable, type CsvCell } from '../server/csv.js';
 import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
 import type { Flow } from './catalog.js';
 import type { FinanceCtx } from './context.js';
@@ -103,6 +103,12 @@ export function moneyTable(ctx: FinanceCtx, route: MoneyRoute, params: Record<st
   const subtypeName = (i: number): string => (r.cat[i] === RECIPE_CATEGORY_ID ? 'recipe' : e.subtypes[r.sub[i]!]!);
   const subtypeKey = (i: number): number => (r.cat[i] === RECIPE_CATEGORY_ID ? e.subtypes.length : r.sub[i]!);
   const subtypeOfKey = (k: number): string => (k === e.subtypes.length ? 'recipe' : e.subtypes[k]!);
+  // Per answer: category, subtype and flow names escaped once (gov names and ids are kept across answers in ctx.textMemo).
+  const catMemo: (Uint8Array | undefined)[] = [], subMemo: (Uint8Array | undefined)[] = [], flowMemo: (Uint8Array | undefined)[] = [];
+  const govIdOf = (gid: number): string => catalog.governments[gid]!.canonical_govid;
+  const govNameOf = (gid: number): string => catalog.governments[gid]!.gov_name;
+  const catOfKey = (k: number): string => catName(k - 2);
+  const flowOf = (f: number): string => FLOW_NAME[f]!;
   type Col = { name: string; get: (i: number) => unknown; csv?: CsvCell; json?: (i: number) => string };
   // Columns that can never need quoting write their plain text; names are escaped once per government or category.
   const plain = (name: string, get: (i: number) => unknown): Col => ({ name, get, csv: plainCsv(get), json: plainJson(get) });
@@ -110,24 +116,24 @@ export function moneyTable(ctx: FinanceCtx, route: MoneyRoute, params: Record<st
     plain('year', (i) => r.year[i]),
     {
       ...plain('canonical_govid', (i) => gov(i).canonical_govid),
-      csv: memoCsv((i) => r.gov[i]!, (gid) => catalog.governments[gid]!.canonical_govid, ctx.textMemo.csvGovId),
+      csv: (i, w) => w.memo(ctx.textMemo.csvGovId, r.gov[i]!, govIdOf),
       json: memoJson((i) => r.gov[i]!, (gid) => catalog.governments[gid]!.canonical_govid, ctx.textMemo.jsonGovId),
     },
     {
       name: 'gov_name', get: (i) => gov(i).gov_name,
-      csv: memoCsv((i) => r.gov[i]!, (gid) => catalog.governments[gid]!.gov_name, ctx.textMemo.csvGovName),
+      csv: (i, w) => w.memo(ctx.textMemo.csvGovName, r.gov[i]!, govNameOf),
       json: memoJson((i) => r.gov[i]!, (gid) => catalog.governments[gid]!.gov_name, ctx.textMemo.jsonGovName),
     },
     ...extra,
-    { name: 'category', get: categoryName, csv: memoCsv((i) => r.cat[i]! + 2, (k) => catName(k - 2)), json: memoJson((i) => r.cat[i]! + 2, (k) => catName(k - 2)) },
+    { name: 'category', get: categoryName, csv: (i, w) => w.memo(catMemo, r.cat[i]! + 2, catOfKey), json: memoJson((i) => r.cat[i]! + 2, (k) => catName(k - 2)) },
     // Names of a few distinct values: each written as JSON once per answer.
     {
       name: route.subtypeField, get: subtypeName,
-      csv: memoCsv(subtypeKey, subtypeOfKey),
+      csv: (i, w) => w.memo(subMemo, subtypeKey(i), subtypeOfKey),
       json: memoJson(subtypeKey, subtypeOfKey),
     },
   ];
-  if (route.withFlow) cols.push({ name: 'flow', get: (i) => FLOW_NAME[r.flow[i]!], csv: memoCsv((i) => r.flow[i]!, (f) => FLOW_NAME[f]!), json: memoJson((i) => r.flow[i]!, (f) => FLOW_NAME[f]!) });
+  if (route.withFlow) cols.push({ name: 'flow', get: (i) => FLOW_NAME[r.flow[i]!], csv: (i, w) => w.memo(flowMemo, r.flow[i]!, flowOf), json: memoJson((i) => r.flow[i]!, (f) => FLOW_NAME[f]!) });
   cols.push(plain('amt_nominal', amt));
   if (real) cols.push(plain('amt_real', (i) => { const a = amt(i), k = cpiRatio(i); return a === null || k === null ? null : a * k; }));
   if (perCapita) {

@@ -54,10 +54,7 @@ const TRUE = utf8('true'), FALSE = utf8('false');
 
 /** A csv cell that escapes and encodes each distinct key's text once (gov names, category names). */
 export function memoCsv(key: (i: number) => number, text: (k: number) => string, memo: (Uint8Array | undefined)[] = []): CsvCell {
-  return (i, w) => {
-    const k = key(i);
-    w.bytes(memo[k] ??= utf8(csvField(text(k))));
-  };
+  return (i, w) => w.memo(memo, key(i), text);
 }
 
 /**
@@ -131,6 +128,17 @@ export class ByteWriter {
       len -= 2;
     }
     if (len === 1) buf[--at] = 48 + x;
+  }
+
+  /**
+   * The cell of key k, escaped and encoded once into memo. Hot tables call
+   * this from a cell of their own that reads the key inline: one shared
+   * closure calling many key functions is a megamorphic call per cell.
+   */
+  memo(memo: (Uint8Array | undefined)[], k: number, text: (k: number) => string): void {
+    let b = memo[k];
+    if (b === undefined) memo[k] = b = utf8(csvField(text(k)));
+    this.bytes(b);
   }
 
   /** One ASCII character by its code. */
