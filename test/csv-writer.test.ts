@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { format } from 'fast-csv';
 import { describe, expect, it } from 'vitest';
-import { ByteWriter, csvChunks, csvField, drainText, memoCsv, plainCsv, type ColumnTable, type CsvCell } from '../src/server/csv.js';
+import { ByteMemo, ByteWriter, csvChunks, csvField, drainText, plainCsv, type ColumnTable, type CsvCell } from '../src/server/csv.js';
 
 function viaFastCsv(header: string[], rows: unknown[][]): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -42,17 +42,19 @@ describe('CSV writer', () => {
   });
 
   it('the hot-path cells write exactly the bytes of what csvField writes: plain for numbers, booleans, null and identifiers; memoized text escaped once', () => {
-    const written = (cell: CsvCell, i: number): string => { const w = new ByteWriter(4); cell(i, w); return Buffer.from(w.take()).toString('utf8'); };
-    const number = fc.oneof(fc.integer(), fc.maxSafeInteger(), fc.constantFrom(0, -0, 9, 10, 99, 100, 999_999_999, 1e9, 1e9 + 1, -2e9, 1234567890123, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 2 ** 53, 1e21, -1e-7), fc.double());
+    const written = (cell: CsvCell, i: number): Buffer => { const w = new ByteWriter(4); cell(i, w); return Buffer.from(w.written()); };
+    const number = fc.oneof(fc.integer(), fc.maxSafeInteger(), fc.constantFrom(0, -0, 9, 10, 99, 100, 999_999_999, 1e9, 1e9 + 1, -2e9, 1234567890123, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 2 ** 53, 1e21, -1e-7, Number.NaN, Number.POSITIVE_INFINITY), fc.double());
     fc.assert(fc.property(fc.array(fc.oneof(number, fc.boolean(), fc.constant(null), fc.stringMatching(/^[a-z_0-9]*$/))), (values) => {
       const plain = plainCsv((i) => values[i]);
-      values.forEach((v, i) => expect(written(plain, i)).toBe(csvField(v)));
+      values.forEach((v, i) => expect(written(plain, i)).toEqual(Buffer.from(csvField(v))));
     }));
-    fc.assert(fc.property(fc.array(text, { minLength: 1 }), (names) => {
-      const memo: (Uint8Array | undefined)[] = [];
-      const cell = memoCsv((i) => i % names.length, (k) => names[k]!, memo);
-      for (let i = 0; i < names.length * 2; i++) expect(written(cell, i)).toBe(csvField(names[i % names.length]));
-      expect(memo.filter((b) => b !== undefined).length).toBe(names.length);
+    // A lone surrogate has no UTF-8 form: both writers put U+FFFD's bytes in its place.
+    fc.assert(fc.property(fc.array(fc.oneof(text, fc.constantFrom('\ud800', 'a\udc00b', '\ufeffx')), { minLength: 1 }), (names) => {
+      const memo = new ByteMemo(1);
+      let escaped = 0;
+      const cell: CsvCell = (i, w) => memo.write(w, i % names.length, (k) => { escaped++; return names[k]!; });
+      for (let i = 0; i < names.length * 2; i++) expect(written(cell, i)).toEqual(Buffer.from(csvField(names[i % names.length])));
+      expect(escaped).toBe(names.length);
     }));
   });
 
@@ -60,8 +62,13 @@ describe('CSV writer', () => {
     fc.assert(fc.property(fc.array(fc.oneof(text, fc.integer())), (parts) => {
       const w = new ByteWriter(1);
       for (const p of parts) if (typeof p === 'number') w.number(p); else w.text(p);
-      expect(Buffer.from(w.take()).toString('utf8')).toBe(parts.map(String).join(''));
+      w.byte(0x2c);
+      expect(Buffer.from(w.written()).toString('utf8')).toBe(`${parts.map(String).join('')},`);
     }));
+  });
+
+  it('keeps a leading byte-order mark as content when it drains a body to text', () => {
+    expect(viaOurs(['\ufeffa', 'b'], [[1, 2]])).toBe('\ufeffa,b\r\n1,2\r\n');
   });
 
   it('writes the header line even for no rows (fast-csv writes only a line break then)', () => {
@@ -78,8 +85,21 @@ describe('CSV writer', () => {
     for (const c of chunks.slice(0, -1)) expect(c.byteLength).toBeGreaterThanOrEqual(64 * 1024);
     // Each chunk is its own memory: one handed to the socket is never written again.
     expect(new Set(chunks.map((c) => c.buffer)).size).toBe(chunks.length);
+    for (const c of chunks) expect(c.buffer.byteLength).toBeLessThanOrEqual(64 * 1024 + 4096);
     const whole = Buffer.concat(chunks).toString('utf8');
     expect(whole).toBe(viaOurs(['a', 'b', 'c', 'd'], rows));
     expect(whole.split('\r\n').length).toBe(20_002);
+  });
+
+  it('a row longer than a chunk grows only its own chunk', () => {
+    const rows = Array.from({ length: 12_000 }, (_, i) => [i, i === 100 ? 'y'.repeat(100_000) : `name ${i}`]);
+    const t: ColumnTable = { names: ['a', 'b'], get: [0, 1].map((c) => (i: number) => rows[i]![c]), n: rows.length };
+    const next = csvChunks(t);
+    const sizes: number[] = [];
+    let text = '';
+    for (let chunk = next(); chunk !== null; chunk = next()) { sizes.push(chunk.buffer.byteLength); text += Buffer.from(chunk).toString('utf8'); }
+    expect(text).toBe(viaOurs(['a', 'b'], rows));
+    expect(sizes.filter((n) => n > 64 * 1024 + 4096).length).toBe(1);
+    expect(sizes.length).toBeGreaterThan(2);
   });
 });

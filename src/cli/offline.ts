@@ -43,7 +43,7 @@ export interface OfflineReply {
   headers: Record<string, string>;
   /** The envelope text, or null for a CSV stream (then next() pulls it). */
   body: string | null;
-  next?: () => Uint8Array | string | null;
+  next?: () => Uint8Array | null;
   error?: string;
   rows?: Record<string, unknown>[];
 }

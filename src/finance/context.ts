@@ -2,6 +2,7 @@
 // columns, the pool, and lookups built once at load.
 
 import type { Pool } from '../pool.js';
+import type { ByteMemo } from '../server/csv.js';
 import type { RouteSpec } from '../server/route-spec.js';
 import type { Catalog, Flow } from './catalog.js';
 import type { FinanceColumns } from './columns.js';
@@ -30,7 +31,7 @@ export interface FinanceCtx {
   longFilesSql: string;
   /** Cell text escaped once (names and ids by gid, codes by id) for CSV and for JSON, reused across requests. */
   textMemo: {
-    csvGovName: (Uint8Array | undefined)[]; csvGovId: (Uint8Array | undefined)[]; csvCode: (Uint8Array | undefined)[];
+    csvGovName: ByteMemo; csvGovId: ByteMemo; csvCode: ByteMemo;
     jsonGovName: (string | undefined)[]; jsonGovId: (string | undefined)[]; jsonCode: (string | undefined)[];
     /** Two or three codes' joined text, by their ids (money.ts codeSetKey): bounded by the code sets the corpus has. */
     csvCodeSet: Map<number, Uint8Array>; jsonCodeSet: Map<number, string>;

@@ -4,7 +4,7 @@
 // record each passes in, not code paths here.
 
 import { JsonRows, ok } from '../server/envelope.js';
-import { csvField, jsonRows, memoJson, plainCsv, plainJson, utf8, type ColumnTable, type CsvCell } from '../server/csv.js';
+import { ByteMemo, csvField, jsonRows, memoJson, plainCsv, plainJson, utf8, type ColumnTable, type CsvCell } from '../server/csv.js';
 import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
 import type { Flow } from './catalog.js';
 import type { FinanceCtx } from './context.js';
@@ -104,7 +104,8 @@ export function moneyTable(ctx: FinanceCtx, route: MoneyRoute, params: Record<st
   const subtypeKey = (i: number): number => (r.cat[i] === RECIPE_CATEGORY_ID ? e.subtypes.length : r.sub[i]!);
   const subtypeOfKey = (k: number): string => (k === e.subtypes.length ? 'recipe' : e.subtypes[k]!);
   // Per answer: category, subtype and flow names escaped once (gov names and ids are kept across answers in ctx.textMemo).
-  const catMemo: (Uint8Array | undefined)[] = [], subMemo: (Uint8Array | undefined)[] = [], flowMemo: (Uint8Array | undefined)[] = [];
+  // Each cell reads its key inline: one shared closure calling many key functions is a megamorphic call per cell.
+  const catMemo = new ByteMemo(), subMemo = new ByteMemo(), flowMemo = new ByteMemo();
   const govIdOf = (gid: number): string => catalog.governments[gid]!.canonical_govid;
   const govNameOf = (gid: number): string => catalog.governments[gid]!.gov_name;
   const catOfKey = (k: number): string => catName(k - 2);
@@ -115,25 +116,25 @@ export function moneyTable(ctx: FinanceCtx, route: MoneyRoute, params: Record<st
   const cols: Col[] = [
     plain('year', (i) => r.year[i]),
     {
-      ...plain('canonical_govid', (i) => gov(i).canonical_govid),
-      csv: (i, w) => w.memo(ctx.textMemo.csvGovId, r.gov[i]!, govIdOf),
-      json: memoJson((i) => r.gov[i]!, (gid) => catalog.governments[gid]!.canonical_govid, ctx.textMemo.jsonGovId),
+      name: 'canonical_govid', get: (i) => gov(i).canonical_govid,
+      csv: (i, w) => ctx.textMemo.csvGovId.write(w, r.gov[i]!, govIdOf),
+      json: memoJson((i) => r.gov[i]!, govIdOf, ctx.textMemo.jsonGovId),
     },
     {
       name: 'gov_name', get: (i) => gov(i).gov_name,
-      csv: (i, w) => w.memo(ctx.textMemo.csvGovName, r.gov[i]!, govNameOf),
-      json: memoJson((i) => r.gov[i]!, (gid) => catalog.governments[gid]!.gov_name, ctx.textMemo.jsonGovName),
+      csv: (i, w) => ctx.textMemo.csvGovName.write(w, r.gov[i]!, govNameOf),
+      json: memoJson((i) => r.gov[i]!, govNameOf, ctx.textMemo.jsonGovName),
     },
     ...extra,
-    { name: 'category', get: categoryName, csv: (i, w) => w.memo(catMemo, r.cat[i]! + 2, catOfKey), json: memoJson((i) => r.cat[i]! + 2, (k) => catName(k - 2)) },
-    // Names of a few distinct values: each written as JSON once per answer.
+    { name: 'category', get: categoryName, csv: (i, w) => catMemo.write(w, r.cat[i]! + 2, catOfKey), json: memoJson((i) => r.cat[i]! + 2, catOfKey) },
+    // Names of a few distinct values: each escaped once per answer, for CSV and for JSON.
     {
       name: route.subtypeField, get: subtypeName,
-      csv: (i, w) => w.memo(subMemo, subtypeKey(i), subtypeOfKey),
+      csv: (i, w) => subMemo.write(w, subtypeKey(i), subtypeOfKey),
       json: memoJson(subtypeKey, subtypeOfKey),
     },
   ];
-  if (route.withFlow) cols.push({ name: 'flow', get: (i) => FLOW_NAME[r.flow[i]!], csv: (i, w) => w.memo(flowMemo, r.flow[i]!, flowOf), json: memoJson((i) => r.flow[i]!, (f) => FLOW_NAME[f]!) });
+  if (route.withFlow) cols.push({ name: 'flow', get: (i) => FLOW_NAME[r.flow[i]!], csv: (i, w) => flowMemo.write(w, r.flow[i]!, flowOf), json: memoJson((i) => r.flow[i]!, flowOf) });
   cols.push(plain('amt_nominal', amt));
   if (real) cols.push(plain('amt_real', (i) => { const a = amt(i), k = cpiRatio(i); return a === null || k === null ? null : a * k; }));
   if (perCapita) {
@@ -162,7 +163,10 @@ export function moneyTable(ctx: FinanceCtx, route: MoneyRoute, params: Record<st
   // Most rows carry one code and no note: those cells are memoized text, the rest are written per row.
   const oneCode = (i: number): number => (!filled(i) && r.codesStart[i + 1]! - r.codesStart[i]! === 1 ? r.codes[r.codesStart[i]!]! : -1);
   const noNote = (i: number): boolean => r.flags[i] === 0 && !(perCapita && r.pop[i]! <= 0);
-  // Two or three codes (a category's Direct codes) repeat as well: keyed by their ids, which the job sorted.
+  // Two or three codes (a category's Direct codes) repeat as well: keyed by their ids, which the job
+  // sorted, as a numeral in base 65536 of digits id + 1 (1..65536, ids being uint16), so keys of
+  // different lengths cannot collide and three digits stay below 2^49. One code keeps its own memo
+  // indexed by id: a Map lookup of a non-Smi key costs more, and one code is most rows.
   const codeSetKey = (i: number): number => {
     const s = r.codesStart[i]!, n = r.codesStart[i + 1]! - s;
     if (n < 2 || n > 3 || filled(i)) return -1;
@@ -171,12 +175,13 @@ export function moneyTable(ctx: FinanceCtx, route: MoneyRoute, params: Record<st
     return k;
   };
   const { csvCode, jsonCode, csvCodeSet, jsonCodeSet } = ctx.textMemo;
+  const codeName = (c: number): string => catalog.codes[c]!;
   cols.push(
     {
       name: 'codes_included', get: codesOf,
       csv: (i, w) => {
         const c = oneCode(i);
-        if (c >= 0) { w.bytes(csvCode[c] ??= utf8(csvField(catalog.codes[c]!))); return; }
+        if (c >= 0) { csvCode.write(w, c, codeName); return; }
         const k = codeSetKey(i);
         if (k < 0) { w.text(csvField(codesOf(i))); return; }
         let b = csvCodeSet.get(k);
@@ -185,7 +190,7 @@ export function moneyTable(ctx: FinanceCtx, route: MoneyRoute, params: Record<st
       },
       json: (i) => {
         const c = oneCode(i);
-        if (c >= 0) return (jsonCode[c] ??= JSON.stringify(catalog.codes[c]!));
+        if (c >= 0) return (jsonCode[c] ??= JSON.stringify(codeName(c)));
         const k = codeSetKey(i);
         if (k < 0) return JSON.stringify(codesOf(i));
         let s = jsonCodeSet.get(k);

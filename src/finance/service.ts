@@ -6,6 +6,7 @@ import os from 'node:os';
 import { docsAssets } from '../server/docs-ui.js';
 import { exploreAssets } from '../server/explore.js';
 import type { Service } from '../server/http.js';
+import { ByteMemo } from '../server/csv.js';
 import { ResponseCache } from '../server/response-cache.js';
 import type { Config } from '../config.js';
 import { Pool } from '../pool.js';
@@ -46,6 +47,7 @@ export async function loadFinance(config: Config): Promise<FinanceCtx> {
   const gYear = new Uint16Array(columns.gYear.buffer);
   const start = new Uint32Array(columns.govGroupStart.buffer), list = new Uint32Array(columns.govGroups.buffer);
   const govYears = catalog.governments.map((_, gid) => Array.from(list.subarray(start[gid]!, start[gid + 1]!), (g) => gYear[g]!));
+  const nGov = catalog.governments.length;
 
   return {
     catalog, engine, columns, stats, pool, balanceWindows,
@@ -56,7 +58,12 @@ export async function loadFinance(config: Config): Promise<FinanceCtx> {
       const flows = new Set(r.components.map((c) => catalog.classes.get(c.component_code)?.category_type).filter((f) => f !== undefined));
       return flows.size === 1 ? [...flows][0] : undefined;
     }),
-    textMemo: { csvGovName: [], csvGovId: [], csvCode: [], jsonGovName: [], jsonGovId: [], jsonCode: [], csvCodeSet: new Map(), jsonCodeSet: new Map() },
+    // Sized up front: an array first written at a high index would fall into dictionary mode.
+    textMemo: {
+      csvGovName: new ByteMemo(nGov), csvGovId: new ByteMemo(nGov), csvCode: new ByteMemo(catalog.codes.length),
+      jsonGovName: new Array<string | undefined>(nGov), jsonGovId: new Array<string | undefined>(nGov), jsonCode: new Array<string | undefined>(catalog.codes.length),
+      csvCodeSet: new Map(), jsonCodeSet: new Map(),
+    },
     cohorts: new Map(),
     counts: new Map(),
     breaks: indexBreaks(catalog),

@@ -52,17 +52,60 @@ export const plainCsv = (get: (i: number) => unknown): CsvCell => (i, w) => {
 };
 const TRUE = utf8('true'), FALSE = utf8('false');
 
-/** A csv cell that escapes and encodes each distinct key's text once (gov names, category names). */
-export function memoCsv(key: (i: number) => number, text: (k: number) => string, memo: (Uint8Array | undefined)[] = []): CsvCell {
-  return (i, w) => w.memo(memo, key(i), text);
+/**
+ * CSV cells escaped and encoded once per key (a gid, a category id), kept in
+ * one growing arena with a start and length per key. One small Uint8Array per
+ * government would cost a backing store each: a fleet export touching every
+ * government would add about 100 MB of RSS for its names and ids.
+ */
+export class ByteMemo {
+  private arena = new Uint8Array(4096);
+  private used = 0;
+  /** Per key: the cell's offset in the arena, -1 until first written. */
+  private start: Int32Array;
+  private len: Int32Array;
+
+  constructor(keys = 64) {
+    this.start = new Int32Array(keys).fill(-1);
+    this.len = new Int32Array(keys);
+  }
+
+  /** Writes key k's cell, escaping and encoding text(k) on first use. */
+  write(w: ByteWriter, k: number, text: (k: number) => string): void {
+    if (k >= this.start.length) this.growKeys(k);
+    let at = this.start[k]!;
+    if (at < 0) at = this.add(k, utf8(csvField(text(k))));
+    w.copy(this.arena, at, this.len[k]!);
+  }
+
+  private add(k: number, b: Uint8Array): number {
+    if (this.used + b.length > this.arena.length) {
+      const a = new Uint8Array(Math.max(2 * this.arena.length, this.used + b.length));
+      a.set(this.arena.subarray(0, this.used));
+      this.arena = a;
+    }
+    this.arena.set(b, this.used);
+    this.start[k] = this.used;
+    this.len[k] = b.length;
+    this.used += b.length;
+    return this.start[k]!;
+  }
+
+  private growKeys(k: number): void {
+    const start = new Int32Array(Math.max(2 * this.start.length, k + 1)).fill(-1), len = new Int32Array(start.length);
+    start.set(this.start);
+    len.set(this.len);
+    this.start = start;
+    this.len = len;
+  }
 }
 
 /**
  * Text appended as UTF-8 straight into a byte buffer. A body built as one
  * string is a rope of thousands of pieces that the socket write must flatten
  * and encode again, and every piece is garbage; here memoized cells are
- * copied as bytes and numbers written as digits, with nothing allocated per
- * cell.
+ * copied as bytes and integers written as digits, with no string made for
+ * either.
  */
 export class ByteWriter {
   buf: Uint8Array;
@@ -90,13 +133,17 @@ export class ByteWriter {
   }
 
   bytes(b: Uint8Array): void {
-    const len = b.length;
+    this.copy(b, 0, b.length);
+  }
+
+  /** len bytes of src from offset at. */
+  copy(src: Uint8Array, at: number, len: number): void {
     if (this.n + len > this.buf.length) this.grow(len);
     // A loop beats set() for the short cells that are nearly all of them.
-    if (len > 32) { this.buf.set(b, this.n); this.n += len; return; }
+    if (len > 32) { this.buf.set(src.subarray(at, at + len), this.n); this.n += len; return; }
     const buf = this.buf;
     let n = this.n;
-    for (let k = 0; k < len; k++) buf[n++] = b[k]!;
+    for (let k = at; k < at + len; k++) buf[n++] = src[k]!;
     this.n = n;
   }
 
@@ -130,29 +177,15 @@ export class ByteWriter {
     if (len === 1) buf[--at] = 48 + x;
   }
 
-  /**
-   * The cell of key k, escaped and encoded once into memo. Hot tables call
-   * this from a cell of their own that reads the key inline: one shared
-   * closure calling many key functions is a megamorphic call per cell.
-   */
-  memo(memo: (Uint8Array | undefined)[], k: number, text: (k: number) => string): void {
-    let b = memo[k];
-    if (b === undefined) memo[k] = b = utf8(csvField(text(k)));
-    this.bytes(b);
-  }
-
   /** One ASCII character by its code. */
   byte(c: number): void {
     if (this.n === this.buf.length) this.grow(1);
     this.buf[this.n++] = c;
   }
 
-  /** The bytes written, and a fresh buffer for what follows (the chunk handed on is never reused). */
-  take(): Uint8Array {
-    const out = this.buf.subarray(0, this.n);
-    this.buf = new Uint8Array(this.buf.length);
-    this.n = 0;
-    return out;
+  /** The bytes written so far. */
+  written(): Uint8Array {
+    return this.buf.subarray(0, this.n);
   }
 
   private grow(more: number): void {
@@ -171,9 +204,11 @@ export function csvChunks(t: ColumnTable): () => Uint8Array | null {
   let i = -1;
   const cols = t.get.length;
   const cell = t.get.map((get, c): CsvCell => t.csv?.[c] ?? ((row, w) => w.text(csvField(get(row)))));
-  const w = new ByteWriter(CHUNK + 4096);
   return () => {
     if (i >= t.n) return null;
+    // A buffer per chunk, made when it is pulled: the one handed on is never written again, and
+    // a chunk that had to grow for a long row does not make the next ones larger.
+    const w = new ByteWriter(CHUNK + 4096);
     if (i < 0) {
       w.text(t.names.map(csvField).join(','));
       w.byte(CR); w.byte(LF);
@@ -185,15 +220,16 @@ export function csvChunks(t: ColumnTable): () => Uint8Array | null {
       w.byte(CR); w.byte(LF);
       i++;
     }
-    return w.take();
+    return w.written();
   };
 }
 
 /** A whole chunked body as one string (the CLI and tests, which want text). */
-export function drainText(next: () => Uint8Array | string | null): string {
-  const decoder = new TextDecoder();
+export function drainText(next: () => Uint8Array | null): string {
+  // ignoreBOM: a leading U+FEFF is content here, not a marker to drop.
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
   let out = '';
-  for (let c = next(); c !== null; c = next()) out += typeof c === 'string' ? c : decoder.decode(c, { stream: true });
+  for (let c = next(); c !== null; c = next()) out += decoder.decode(c, { stream: true });
   return out + decoder.decode();
 }
 

@@ -240,7 +240,7 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
       streamsOpen++;
       const pump = (): void => {
         while (!state.aborted && !ended) {
-          let chunk: Uint8Array | string | null;
+          let chunk: Uint8Array | null;
           try {
             chunk = reply.next();
           } catch (err) {
@@ -258,7 +258,7 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
             log(service, { requestId, method, path, status, started, bytes });
             return;
           }
-          bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
+          bytes += chunk.byteLength;
           if (!res.write(chunk)) return;
         }
       };

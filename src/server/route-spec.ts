@@ -46,7 +46,7 @@ export type Reply =
   | { kind: 'envelope'; envelope: Envelope; status?: number; headers?: Record<string, string> }
   | { kind: 'body'; contentType: string; body: string | Uint8Array; status?: number; headers?: Record<string, string> }
   /** A body pulled in chunks (null when done), written as the client reads it. */
-  | { kind: 'stream'; contentType: string; next: () => Uint8Array | string | null; status?: number; headers?: Record<string, string> };
+  | { kind: 'stream'; contentType: string; next: () => Uint8Array | null; status?: number; headers?: Record<string, string> };
 
 export interface RouteSpec<Ctx> {
   id: string;

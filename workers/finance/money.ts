@@ -404,16 +404,12 @@ function aggregate(x: Ctx, cells: Cells, gov: number, year: number, g: number): 
   // Only the requested categories' rows (and the unmapped ones, which the provenance counts) can
   // contribute: every other row's harmonized code maps to no cell of this plan.
   const { hcode } = x.c, key = x.e.codeKey;
-  // The group's hcode is cold: touching each of its cache lines first, with loads that do not wait
-  // on each other, overlaps the misses that the search's dependent probes would take one by one.
-  let touch = 0;
-  for (let r = start; r < end; r += 32) touch |= hcode[r]!;
-  if (end > start) touch |= hcode[end - 1]!;
-  if (touch < 0) return; // never: it only keeps the loads from being optimized away
+  // The group's hcode is cold (unless prefetch ran): touching each of its cache lines first, with loads
+  // that do not wait on each other, overlaps the misses that the search's dependent probes would take one by one.
+  if (touchLines(hcode, start, end) < 0) return; // never: the test only keeps the loads from being optimized away
   let lo = start;
   for (const k of x.keys) {
-    let hi = end;
-    while (lo < hi) { const m = (lo + hi) >>> 1; if (key[hcode[m]!]! < k) lo = m + 1; else hi = m; }
+    lo = lowerBound(hcode, key, lo, end, k);
     let stop = lo;
     while (stop < end && key[hcode[stop]!] === k) stop++;
     if (stop > lo) scan(x, cells, gov, year, lo, stop);
@@ -438,10 +434,7 @@ function prefetch(x: Ctx, groupOf: Int32Array): void {
   let touch = 0;
   for (let i = 0; i < groupOf.length; i++) {
     const g = groupOf[i]!;
-    if (g < 0) continue;
-    const start = gm[4 * g]! >>> 0, end = gm[4 * g + 1]! >>> 0;
-    for (let r = start; r < end; r += 32) touch |= hcode[r]!;
-    if (end > start) touch |= hcode[end - 1]!;
+    if (g >= 0) touch |= touchLines(hcode, gm[4 * g]! >>> 0, gm[4 * g + 1]! >>> 0);
   }
   for (let i = 0; i < groupOf.length; i++) {
     const g = groupOf[i]!;
@@ -449,12 +442,26 @@ function prefetch(x: Ctx, groupOf: Int32Array): void {
     const start = gm[4 * g]! >>> 0, end = gm[4 * g + 1]! >>> 0;
     let lo = start;
     for (const k of x.keys!) {
-      let hi = end;
-      while (lo < hi) { const m = (lo + hi) >>> 1; if (key[hcode[m]!]! < k) lo = m + 1; else hi = m; }
+      lo = lowerBound(hcode, key, lo, end, k);
       if (lo < end) touch |= code[lo]! | flags[lo]! | (amt[lo]! & 1);
     }
   }
   if (touch === -1) x.rowsRead--; // never (the loads are non-negative): it keeps them from being optimized away
+}
+
+/** Loads every cache line of hcode[start, end), with loads independent of each other; returns their OR. */
+function touchLines(hcode: Uint16Array, start: number, end: number): number {
+  let touch = 0;
+  for (let r = start; r < end; r += 32) touch |= hcode[r]!;
+  if (end > start) touch |= hcode[end - 1]!;
+  return touch;
+}
+
+/** The first row in [lo, end) whose category key is at least k (a group's rows are sorted by it). */
+function lowerBound(hcode: Uint16Array, key: Uint16Array, lo: number, end: number, k: number): number {
+  let hi = end;
+  while (lo < hi) { const m = (lo + hi) >>> 1; if (key[hcode[m]!]! < k) lo = m + 1; else hi = m; }
+  return lo;
 }
 
 /** Adds rows [start, end) of a group to the scratch cells. */
@@ -654,13 +661,16 @@ class RowBuilder {
     s.amt[i] = cells.amt[cell]!; s.flags[i] = cells.flags[cell]!; s.vs[i] = VS_NONE; s.pop[i] = pop;
     const from = (s.codesStart[i] = this.nCodes);
     const codes = s.codes;
-    // Insertion sort as the codes arrive: a cell holds a handful.
+    // Insertion sort as the codes arrive, for the handful a category's cell holds; a cell of all
+    // categories can gather hundreds, which a real sort handles better.
+    const insert = nc <= 16;
     for (let k = cells.codeHead[cell]!; k >= 0; k = cells.codeNext[k]!) {
       const v = cells.codeVal[k]!;
       let at = this.nCodes++;
-      while (at > from && codes[at - 1]! > v) { codes[at] = codes[at - 1]!; at--; }
+      while (insert && at > from && codes[at - 1]! > v) { codes[at] = codes[at - 1]!; at--; }
       codes[at] = v;
     }
+    if (!insert) codes.subarray(from, this.nCodes).sort();
   }
 
   private grow(moreCodes: number) {

@@ -1,0 +1,91 @@
+// The money table's hand-written cells (memoized names and ids, one code by
+// id, two or three codes by their ids, integers as digits) against the plain
+// reading of the same column: every CSV cell must be the bytes of
+// csvField(get(i)) and every JSON cell JSON.stringify(get(i)), for random
+// result rows over the fixture's catalog.
+
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readConfig } from '../dist/src/config.js';
+import { loadFinance } from '../dist/src/finance/service.js';
+import { moneyTable, type MoneyRoute } from '../dist/src/finance/money.js';
+import { rowsOf, type MoneyResult } from '../dist/src/finance/plan.js';
+import { ByteWriter, csvChunks, csvField } from '../dist/src/server/csv.js';
+import { ROOT } from './helpers/server.js';
+
+type Ctx = Awaited<ReturnType<typeof loadFinance>>;
+let ctx: Ctx;
+beforeAll(async () => { ctx = await loadFinance(readConfig({ ...process.env, FINANCE_DATA: path.join(ROOT, 'fixtures/finance/v6'), WORKERS: '1' })); }, 60_000);
+afterAll(async () => { await ctx?.pool.close(); });
+
+const routes: MoneyRoute[] = [
+  { verb: 'spending', flows: ['expenditure'], subtypeField: 'spend_subtype', withFlow: false },
+  { verb: 'profile', flows: ['expenditure', 'revenue'], subtypeField: 'subtype', withFlow: true },
+];
+
+interface Row { year: number; gov: number; flow: number; cat: number; sub: number; amt: number; flags: number; vs: number; pop: number; codes: number[] }
+
+function result(rows: Row[]): MoneyResult {
+  const r = rowsOf({ n: rows.length, nCodes: rows.reduce((n, a) => n + a.codes.length, 0) });
+  let k = 0;
+  rows.forEach((a, i) => {
+    r.year[i] = a.year; r.gov[i] = a.gov; r.flow[i] = a.flow; r.cat[i] = a.cat; r.sub[i] = a.sub; r.amt[i] = a.amt;
+    r.flags[i] = a.flags; r.valueSource[i] = a.vs; r.pop[i] = a.pop; r.codesStart[i] = k;
+    // The job writes a row's codes in ascending id order.
+    for (const c of [...a.codes].sort((p, q) => p - q)) r.codes[k++] = c;
+  });
+  r.codesStart[rows.length] = k;
+  return { total: rows.length, rows: r, summary: { suppressedRecipes: {} } } as unknown as MoneyResult;
+}
+
+describe('money table cells', () => {
+  it('write what csvField and JSON.stringify write of each column value, for random rows and parameters', () => {
+    const { catalog, engine } = ctx;
+    const nCodes = catalog.codes.length;
+    const row = fc.record({
+      year: fc.constantFrom(...catalog.years, 1967),
+      gov: fc.integer({ min: 0, max: catalog.governments.length - 1 }),
+      flow: fc.constantFrom(1, 2, 3),
+      cat: fc.integer({ min: -2, max: engine.categories.length - 1 }),
+      sub: fc.integer({ min: 0, max: engine.subtypes.length - 1 }),
+      // Thousands of dollars: integers of any size, fractions, and NaN for a cell not reported.
+      amt: fc.oneof(fc.integer({ min: -3e9, max: 3e9 }), fc.double({ min: -1e12, max: 1e12, noNaN: true }), fc.constant(Number.NaN)),
+      flags: fc.integer({ min: 0, max: 3 }),
+      vs: fc.integer({ min: 0, max: 3 }),
+      pop: fc.oneof(fc.constant(-1), fc.constant(0), fc.integer({ min: 1, max: 40_000_000 })),
+      // Mostly a few small ids, so that code lists sharing a tail ([0, 1, 2] and [1, 2]) meet in one run.
+      codes: fc.uniqueArray(fc.oneof(fc.integer({ min: 0, max: 3 }), fc.constant(nCodes - 1), fc.integer({ min: 0, max: nCodes - 1 })), { maxLength: 5 }),
+    });
+    const params = fc.record({
+      adjust: fc.constantFrom('nominal', 'real'),
+      per_capita: fc.boolean(),
+      complete: fc.boolean(),
+      recipe: fc.option(fc.constant({ index: 0 }), { nil: undefined }),
+    });
+    fc.assert(fc.property(fc.array(row, { maxLength: 40 }), params, fc.constantFrom(...routes), fc.boolean(), (rows, p, route, withRole) => {
+      const res = result(rows);
+      const extra = withRole ? [{ name: 'role', get: (i: number) => (i % 2 ? 'target' : 'peer') }] : [];
+      const t = moneyTable(ctx, route, { ...p, base_year: catalog.maxYear }, res, extra);
+      for (let c = 0; c < t.names.length; c++) {
+        for (let i = 0; i < t.n; i++) {
+          const v = t.get[c]!(i);
+          const csv = t.csv?.[c];
+          if (csv) {
+            const w = new ByteWriter(8);
+            csv(i, w);
+            expect(Buffer.from(w.written()), `${t.names[c]} row ${i}`).toEqual(Buffer.from(csvField(v)));
+          }
+          const json = t.json?.[c];
+          if (json) expect(json(i), `${t.names[c]} row ${i}`).toBe(JSON.stringify(v ?? null));
+        }
+      }
+      // The whole body, as the stream writes it, parses back to the same cells.
+      const next = csvChunks(t);
+      let body = '';
+      for (let chunk = next(); chunk !== null; chunk = next()) body += Buffer.from(chunk).toString('utf8');
+      const expected = [t.names.map(csvField).join(','), ...Array.from({ length: t.n }, (_, i) => t.get.map((g) => csvField(g(i))).join(','))].join('\r\n');
+      expect(body).toBe(`${expected}\r\n`);
+    }), { numRuns: 150 });
+  });
+});
