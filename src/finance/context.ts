@@ -29,10 +29,14 @@ export interface FinanceCtx {
   breaks: { byCode: Map<string, { id: string; year: number }[]>; corpus: { id: string; year: number }[] };
   /** The long partitions as a DuckDB file list, for provenance SQL. */
   longFilesSql: string;
-  /** Cell text escaped once (names and ids by gid, codes by id) for CSV and for JSON, reused across requests. */
+  /**
+   * Cell text escaped once for CSV and for JSON, reused across requests: names and ids by gid, codes by
+   * id, categories, subtypes and flows by the keys moneyTable gives them.
+   */
   textMemo: {
-    csvGovName: ByteMemo; csvGovId: ByteMemo; csvCode: ByteMemo;
+    csvGovName: ByteMemo; csvGovId: ByteMemo; csvCode: ByteMemo; csvCategory: ByteMemo; csvSubtype: ByteMemo; csvFlow: ByteMemo;
     jsonGovName: (string | undefined)[]; jsonGovId: (string | undefined)[]; jsonCode: (string | undefined)[];
+    jsonCategory: (string | undefined)[]; jsonSubtype: (string | undefined)[]; jsonFlow: (string | undefined)[];
     /** Two or three codes' joined text, by their ids (money.ts codeSetKey): bounded by the code sets the corpus has. */
     csvCodeSet: Map<number, Uint8Array>; jsonCodeSet: Map<number, string>;
   };

@@ -4,7 +4,7 @@
 // record each passes in, not code paths here.
 
 import { JsonRows, ok } from '../server/envelope.js';
-import { ByteMemo, csvField, jsonRows, memoJson, plainCsv, plainJson, utf8, type ColumnTable, type CsvCell } from '../server/csv.js';
+import { csvField, jsonRows, memoJson, plainCsv, plainJson, utf8, type ColumnTable, type CsvCell } from '../server/csv.js';
 import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
 import type { Flow } from './catalog.js';
 import type { FinanceCtx } from './context.js';
@@ -103,12 +103,15 @@ export function moneyTable(ctx: FinanceCtx, route: MoneyRoute, params: Record<st
   const subtypeName = (i: number): string => (r.cat[i] === RECIPE_CATEGORY_ID ? 'recipe' : e.subtypes[r.sub[i]!]!);
   const subtypeKey = (i: number): number => (r.cat[i] === RECIPE_CATEGORY_ID ? e.subtypes.length : r.sub[i]!);
   const subtypeOfKey = (k: number): string => (k === e.subtypes.length ? 'recipe' : e.subtypes[k]!);
-  // Per answer: category, subtype and flow names escaped once (gov names and ids are kept across answers in ctx.textMemo).
+  // Every name a cell can hold is keyed over the catalog and escaped once for the server's life
+  // (ctx.textMemo). Category keys: 0 the all-categories label, 1..n the categories, then each recipe's label.
   // Each cell reads its key inline: one shared closure calling many key functions is a megamorphic call per cell.
-  const catMemo = new ByteMemo(), subMemo = new ByteMemo(), flowMemo = new ByteMemo();
+  const nCat = e.categories.length, recipeKey = nCat + 1 + (recipe?.index ?? 0);
+  const categoryKey = (i: number): number => (r.cat[i] === RECIPE_CATEGORY_ID ? recipeKey : r.cat[i]! + 1);
+  const catOfKey = (k: number): string => (k === 0 ? ALL_CATEGORIES : k <= nCat ? e.categories[k - 1]! : catalog.recipes[k - nCat - 1]!.label);
+  const tm = ctx.textMemo;
   const govIdOf = (gid: number): string => catalog.governments[gid]!.canonical_govid;
   const govNameOf = (gid: number): string => catalog.governments[gid]!.gov_name;
-  const catOfKey = (k: number): string => catName(k - 2);
   const flowOf = (f: number): string => FLOW_NAME[f]!;
   type Col = { name: string; get: (i: number) => unknown; csv?: CsvCell; json?: (i: number) => string };
   // Columns that can never need quoting write their plain text; names are escaped once per government or category.
@@ -117,24 +120,25 @@ export function moneyTable(ctx: FinanceCtx, route: MoneyRoute, params: Record<st
     plain('year', (i) => r.year[i]),
     {
       name: 'canonical_govid', get: (i) => gov(i).canonical_govid,
-      csv: (i, w) => ctx.textMemo.csvGovId.write(w, r.gov[i]!, govIdOf),
-      json: memoJson((i) => r.gov[i]!, govIdOf, ctx.textMemo.jsonGovId),
+      csv: (i, w) => tm.csvGovId.write(w, r.gov[i]!, govIdOf),
+      json: memoJson((i) => r.gov[i]!, govIdOf, tm.jsonGovId),
     },
     {
       name: 'gov_name', get: (i) => gov(i).gov_name,
-      csv: (i, w) => ctx.textMemo.csvGovName.write(w, r.gov[i]!, govNameOf),
-      json: memoJson((i) => r.gov[i]!, govNameOf, ctx.textMemo.jsonGovName),
+      csv: (i, w) => tm.csvGovName.write(w, r.gov[i]!, govNameOf),
+      json: memoJson((i) => r.gov[i]!, govNameOf, tm.jsonGovName),
     },
     ...extra,
-    { name: 'category', get: categoryName, csv: (i, w) => catMemo.write(w, r.cat[i]! + 2, catOfKey), json: memoJson((i) => r.cat[i]! + 2, catOfKey) },
-    // Names of a few distinct values: each escaped once per answer, for CSV and for JSON.
+    { name: 'category', get: categoryName, csv: (i, w) => tm.csvCategory.write(w, categoryKey(i), catOfKey), json: memoJson(categoryKey, catOfKey, tm.jsonCategory) },
     {
       name: route.subtypeField, get: subtypeName,
-      csv: (i, w) => subMemo.write(w, subtypeKey(i), subtypeOfKey),
-      json: memoJson(subtypeKey, subtypeOfKey),
+      csv: (i, w) => tm.csvSubtype.write(w, subtypeKey(i), subtypeOfKey),
+      json: memoJson(subtypeKey, subtypeOfKey, tm.jsonSubtype),
     },
   ];
-  if (route.withFlow) cols.push({ name: 'flow', get: (i) => FLOW_NAME[r.flow[i]!], csv: (i, w) => flowMemo.write(w, r.flow[i]!, flowOf), json: memoJson((i) => r.flow[i]!, flowOf) });
+  if (route.withFlow) {
+    cols.push({ name: 'flow', get: (i) => FLOW_NAME[r.flow[i]!], csv: (i, w) => tm.csvFlow.write(w, r.flow[i]!, flowOf), json: memoJson((i) => r.flow[i]!, flowOf, tm.jsonFlow) });
+  }
   cols.push(plain('amt_nominal', amt));
   if (real) cols.push(plain('amt_real', (i) => { const a = amt(i), k = cpiRatio(i); return a === null || k === null ? null : a * k; }));
   if (perCapita) {
@@ -174,7 +178,7 @@ export function moneyTable(ctx: FinanceCtx, route: MoneyRoute, params: Record<st
     for (let j = s; j < s + n; j++) k = k * 65536 + r.codes[j]! + 1;
     return k;
   };
-  const { csvCode, jsonCode, csvCodeSet, jsonCodeSet } = ctx.textMemo;
+  const { csvCode, jsonCode, csvCodeSet, jsonCodeSet } = tm;
   const codeName = (c: number): string => catalog.codes[c]!;
   cols.push(
     {

@@ -48,6 +48,8 @@ export async function loadFinance(config: Config): Promise<FinanceCtx> {
   const start = new Uint32Array(columns.govGroupStart.buffer), list = new Uint32Array(columns.govGroups.buffer);
   const govYears = catalog.governments.map((_, gid) => Array.from(list.subarray(start[gid]!, start[gid + 1]!), (g) => gYear[g]!));
   const nGov = catalog.governments.length;
+  // Category names: the all-categories label, the categories, each recipe's label (money.ts categoryKey).
+  const nNames = 1 + engine.categories.length + catalog.recipes.length;
 
   return {
     catalog, engine, columns, stats, pool, balanceWindows,
@@ -61,7 +63,9 @@ export async function loadFinance(config: Config): Promise<FinanceCtx> {
     // Sized up front: an array first written at a high index would fall into dictionary mode.
     textMemo: {
       csvGovName: new ByteMemo(nGov), csvGovId: new ByteMemo(nGov), csvCode: new ByteMemo(catalog.codes.length),
+      csvCategory: new ByteMemo(nNames), csvSubtype: new ByteMemo(engine.subtypes.length + 1), csvFlow: new ByteMemo(4),
       jsonGovName: new Array<string | undefined>(nGov), jsonGovId: new Array<string | undefined>(nGov), jsonCode: new Array<string | undefined>(catalog.codes.length),
+      jsonCategory: new Array<string | undefined>(nNames), jsonSubtype: [], jsonFlow: [],
       csvCodeSet: new Map(), jsonCodeSet: new Map(),
     },
     cohorts: new Map(),
