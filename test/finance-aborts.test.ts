@@ -38,7 +38,7 @@ describe('client aborts', () => {
     await storm(STORM); // warm-up: the heaps grow to their working size first, so growth after it would be a leak
     const settle = async () => {
       let h = await health();
-      for (let i = 0; i < 100 && (h.open_streams > 0 || h.pool_jobs > 0 || h.requests_in_flight > 1); i++) {
+      for (let i = 0; i < 100 && (h.open_streams > 0 || h.pool_jobs > 0 || h.requests_in_flight > 1 || h.csv_page_slots.free < h.csv_page_slots.total); i++) {
         await new Promise((r) => setTimeout(r, 100));
         h = await health();
       }
@@ -56,6 +56,8 @@ describe('client aborts', () => {
     const fdWaitMs = Date.now() - t0;
     expect(after.open_streams).toBe(0);
     expect(after.pool_jobs).toBe(0);
+    // Every CSV page slot is back, including those of pulls dropped while their page was being written.
+    expect(after.csv_page_slots.free).toBe(after.csv_page_slots.total);
     expect(after.requests_in_flight).toBe(1);
     expect(fdsAfter).toBeLessThanOrEqual(fdsBefore + 2); // the health probe's own socket may still be closing
     expect(after.memory.rss_bytes - before.memory.rss_bytes).toBeLessThan(128 * 1024 * 1024); // GC timing alone moves RSS by tens of MB here (measured 0-57 MB across runs)

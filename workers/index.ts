@@ -3,6 +3,7 @@
 // names the jobs. No HTTP, no I/O here.
 
 import { workerData, threadId } from 'node:worker_threads';
+import { move, transferableSymbol, valueSymbol } from 'piscina';
 import type { FinanceColumns } from '../src/finance/columns.js';
 import { attachFinance, type FinanceView } from './finance/corpus.js';
 import type { EngineCatalog } from '../src/finance/engine-catalog.js';
@@ -10,16 +11,22 @@ import { packRows, type MoneyPlan, type MoneyResult, type PackedMoneyRows } from
 import * as codeYearsJob from './finance/code-years.js';
 import * as govYears from './finance/government-years.js';
 import { money as moneyJob } from './finance/money.js';
+import { moneyCsv as moneyCsvJob, type MoneyCsvArgs, type MoneyCsvResult } from './finance/money-csv.js';
+import { tableCtxOf, type TableCtx, type TableNames } from '../src/finance/table-ctx.js';
+import type { PageSlots } from '../src/server/page-arena.js';
 import * as peersJob from './finance/peers.js';
 import { fault as faultJob, type FaultArgs } from './fault.js';
 
 interface WorkerData {
   finance?: FinanceColumns;
   financeCatalog?: EngineCatalog;
+  financeNames?: TableNames;
+  financePages?: PageSlots;
 }
 
 const data = (workerData ?? {}) as WorkerData;
 const finance: FinanceView | null = data.finance ? attachFinance(data.finance) : null;
+let table: TableCtx | null = null;
 
 function needFinance(): FinanceView {
   if (finance === null) throw new Error('finance corpus not attached to this worker');
@@ -31,10 +38,17 @@ function needCatalog(): EngineCatalog {
   return data.financeCatalog;
 }
 
+/** Built on the first CSV page: a worker that never writes one keeps no names. */
+function needTable(): TableCtx {
+  if (!data.financeNames) throw new Error('finance names not attached to this worker');
+  return (table ??= tableCtxOf(needCatalog(), data.financeNames));
+}
+
 export interface Jobs {
   ping: [Record<string, never>, { threadId: number }];
   governmentYears: [govYears.GovernmentYearsArgs, govYears.GovernmentYearsResult];
   money: [MoneyPlan, Omit<MoneyResult, 'rows'> & { rows: PackedMoneyRows }];
+  moneyCsv: [MoneyCsvArgs, MoneyCsvResult];
   codeYears: [{ nCodes: number }, codeYearsJob.CodeYearsResult];
   peers: [peersJob.PeersArgs, peersJob.PeersResult];
   fault: [FaultArgs, never];
@@ -47,7 +61,7 @@ export interface BatchItem { name: JobName; args: unknown }
 export type BatchOutcome = { ok: true; value: unknown } | { ok: false; message: string; stack: string | undefined };
 
 const JOBS: Record<JobName, (a: never) => unknown> = {
-  ping: () => ping(), governmentYears: (a) => governmentYears(a), money: (a) => money(a), codeYears: (a) => codeYears(a), peers: (a) => peers(a), fault: (a) => fault(a),
+  ping: () => ping(), governmentYears: (a) => governmentYears(a), money: (a) => money(a), moneyCsv: (a) => moneyCsvJob(needFinance(), needTable(), data.financePages, a), codeYears: (a) => codeYears(a), peers: (a) => peers(a), fault: (a) => fault(a),
 };
 
 /** Several small jobs in one message (see Pool.runSmall); a job that throws fails alone. */
@@ -68,6 +82,12 @@ export const governmentYears = (a: JobArgs<'governmentYears'>): JobResult<'gover
 export const money = (plan: MoneyPlan): JobResult<'money'> => {
   const r = moneyJob(needFinance(), needCatalog(), plan);
   return { ...r, rows: packRows(r.rows) };
+};
+/** A flat query's CSV page, in its shared slot or else in a buffer moved (not copied) to the main thread. */
+export const moneyCsv = (a: JobArgs<'moneyCsv'>): JobResult<'moneyCsv'> => {
+  const r = moneyCsvJob(needFinance(), needTable(), data.financePages, a);
+  if (r.csv === null) return r;
+  return move({ [transferableSymbol]: [r.csv.buffer], [valueSymbol]: r }) as unknown as JobResult<'moneyCsv'>;
 };
 export const codeYears = (a: JobArgs<'codeYears'>): JobResult<'codeYears'> => codeYearsJob.codeYears(needFinance(), a);
 export const peers = (a: JobArgs<'peers'>): JobResult<'peers'> => peersJob.peers(needFinance(), needCatalog(), a);

@@ -2,12 +2,13 @@
 // columns, the pool, and lookups built once at load.
 
 import type { Pool } from '../pool.js';
-import type { ByteMemo } from '../server/csv.js';
+import type { PageArena } from '../server/page-arena.js';
 import type { RouteSpec } from '../server/route-spec.js';
 import type { Catalog, Flow } from './catalog.js';
 import type { FinanceColumns } from './columns.js';
 import type { LoadStats } from './corpus-layout.js';
 import type { EngineCatalog } from './engine-catalog.js';
+import type { TextMemo } from './table-ctx.js';
 
 export interface FinanceCtx {
   catalog: Catalog;
@@ -29,17 +30,10 @@ export interface FinanceCtx {
   breaks: { byCode: Map<string, { id: string; year: number }[]>; corpus: { id: string; year: number }[] };
   /** The long partitions as a DuckDB file list, for provenance SQL. */
   longFilesSql: string;
-  /**
-   * Cell text escaped once for CSV and for JSON, reused across requests: names and ids by gid, codes by
-   * id, categories, subtypes and flows by the keys moneyTable gives them.
-   */
-  textMemo: {
-    csvGovName: ByteMemo; csvGovId: ByteMemo; csvCode: ByteMemo; csvCategory: ByteMemo; csvSubtype: ByteMemo; csvFlow: ByteMemo;
-    jsonGovName: (string | undefined)[]; jsonGovId: (string | undefined)[]; jsonCode: (string | undefined)[];
-    jsonCategory: (string | undefined)[]; jsonSubtype: (string | undefined)[]; jsonFlow: (string | undefined)[];
-    /** Two or three codes' joined text, by their ids (money.ts codeSetKey): bounded by the code sets the corpus has. */
-    csvCodeSet: Map<number, Uint8Array>; jsonCodeSet: Map<number, string>;
-  };
+  textMemo: TextMemo;
+  /** Shared slots the workers write CSV pages into (src/server/page-arena.ts). */
+  pages: PageArena;
+
   /** Governments of a state and/or type (key `fips|type`), sorted by gid, built on first use. */
   cohorts: Map<string, number[]>;
   /** Row counts of CSV queries already answered once (the corpus is immutable), oldest first. */

@@ -2,20 +2,20 @@
 // list or by state and type, paged JSON or streamed CSV (format=csv).
 
 import { apiError } from '../server/errors.js';
-import { csvChunks, CSV_CONTENT_TYPE } from '../server/csv.js';
+import { chunksOf, CSV_CONTENT_TYPE } from '../server/csv.js';
 import { envelopeReply, type Reply, type RouteRequest, type RouteSpec } from '../server/route-spec.js';
 import { enumParam, intParam } from '../server/params.js';
 import { GOV_TYPES } from './catalog.js';
 import type { FinanceCtx } from './context.js';
 import { exampleGov } from './examples.js';
-import { answer, moneyTable, planOf, type MoneyRoute } from './money.js';
+import { answer, planOf, type MoneyRoute } from './money.js';
 import {
   REJECT, RULES, adjustParam, baseYearParam, basisParam, categoryParam, completeParam, expenditureConceptParam, perCapitaParam,
   recipeParam, revenueConceptParam, subtypeParam, type Rule,
 } from './money-params.js';
 import { moneyFields } from './money-routes.js';
 import { govidListParam, pageParam, stateParam, typeParam, yearsParam, type GovidList } from './params.js';
-import { runMoney } from './run-money.js';
+import { runMoney, runMoneyCsv } from './run-money.js';
 import { STATE_BY_FIPS } from '../geo/states.js';
 
 type Route = RouteSpec<FinanceCtx>;
@@ -94,15 +94,14 @@ function flatHandler(route: MoneyRoute) {
       // CSV carries no provenance, so once a query's total is known its pages need only walk to their end.
       const key = countKey(route, params);
       const known = ctx.counts.get(key);
-      plan.stopAtPage = known !== undefined;
-      const res = await runMoney(ctx, plan, req.signal);
-      const total = known ?? res.total;
+      const { total, csv, release } = await runMoneyCsv(ctx, plan, route, params, known, req.signal);
       if (known === undefined) rememberCount(ctx.counts, key, total);
       return {
         kind: 'stream',
         contentType: CSV_CONTENT_TYPE,
         headers: { 'X-Total-Count': String(total), 'X-Page': String(params.page), 'X-Limit': String(params.limit) },
-        next: csvChunks(moneyTable(ctx, route, params, res)),
+        next: chunksOf(csv),
+        done: release,
       };
     }
     const res = await runMoney(ctx, plan, req.signal);

@@ -53,6 +53,7 @@ export function health(req: RouteRequest<FinanceCtx>): Reply {
     open_streams: openStreams(),
     pool_jobs: ctx.pool.load,
     pool_batches: { messages: ctx.pool.batches, jobs: ctx.pool.batchedJobs },
+    csv_page_slots: { total: ctx.pages.total, free: ctx.pages.available },
     requests_in_flight: inFlight(),
     uptime_s: Math.round((Date.now() - ctx.startedAt) / 1000),
   }]));

@@ -3,12 +3,39 @@
 // parts' rows concatenate in order, and their summaries merge by union/sum.
 
 import type { FinanceCtx } from './context.js';
+import { tableParams, type MoneyRoute } from './money-table.js';
 import { rowsOf, type MoneyPlan, type MoneyResult, type MoneyRows, type MoneySummary } from './plan.js';
 
 /** One money job on the pool (batched with the others of its turn when small), its rows as views again. */
 export async function moneyJob(ctx: FinanceCtx, plan: MoneyPlan, signal?: AbortSignal, small = false): Promise<MoneyResult> {
   const r = await (small ? ctx.pool.runSmall('money', plan, signal) : ctx.pool.run('money', plan, signal));
   return { ...r, rows: rowsOf(r.rows) };
+}
+
+/**
+ * A flat query's CSV page, written on the pool (workers/finance/money-csv.ts)
+ * into a leased page slot when one is free. When the query's total is not
+ * known yet, a count runs beside it, split across the workers like any large
+ * plan: the page job walks only to its page's end, and the count keeps no
+ * rows. release() gives the slot back: the caller calls it once the page is
+ * streamed or abandoned; on failure it is called here.
+ */
+export async function runMoneyCsv(
+  ctx: FinanceCtx, plan: MoneyPlan, route: MoneyRoute, params: Record<string, unknown>, known: number | undefined, signal?: AbortSignal,
+): Promise<{ total: number; csv: Uint8Array; release: () => void }> {
+  const lease = ctx.pages.acquire();
+  const release = (): void => { if (lease !== null) ctx.pages.release(lease); };
+  try {
+    const page = ctx.pool.run('moneyCsv', { plan: { ...plan, stopAtPage: true }, route, params: tableParams(params), lease: lease && { slot: lease.slot, token: lease.token } }, signal);
+    const count = known === undefined ? runMoney(ctx, { ...plan, stopAtPage: false, offset: 0, limit: 0 }, signal) : undefined;
+    const [p, c] = await Promise.all([page, count]);
+    if (!p.inSlot) release();
+    return { total: known ?? c!.total, csv: p.inSlot ? ctx.pages.view(lease!.slot, p.length) : p.csv!, release };
+  } catch (err) {
+    // The page job may still be writing (a failed count, an abort): the arena frees the slot once it is done.
+    release();
+    throw err;
+  }
 }
 
 /** Government-years above which a plan is worth splitting across workers. */

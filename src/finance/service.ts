@@ -6,10 +6,10 @@ import os from 'node:os';
 import { docsAssets } from '../server/docs-ui.js';
 import { exploreAssets } from '../server/explore.js';
 import type { Service } from '../server/http.js';
-import { ByteMemo } from '../server/csv.js';
 import { ResponseCache } from '../server/response-cache.js';
 import type { Config } from '../config.js';
 import { Pool } from '../pool.js';
+import { PageArena } from '../server/page-arena.js';
 import { Worker } from 'node:worker_threads';
 import { LoadError } from '../corpus/load-error.js';
 import type { Catalog } from './catalog.js';
@@ -19,10 +19,20 @@ import { allocRows, assemble, statsOf, type PartitionGroups, type PartitionJob }
 import { readLoadCache, writeLoadCache } from './load-cache.js';
 import { NO_CODE } from './columns.js';
 import { buildEngineCatalog } from './engine-catalog.js';
+import { newTextMemo, tableNames } from './table-ctx.js';
 import { mirrorFile } from './sql.js';
 import { financeRoutes } from './routes.js';
 import { withFaultHook } from './fault-route.js';
 import { VERSION } from '../version.js';
+
+/**
+ * CSV pages in flight (being written, or streamed to a reader) that get a
+ * shared slot; past these a page has a buffer of its own. A 50,000-row page
+ * is 4-6 MB, 8-9 MB with every per-capita and real column: 12 slots are
+ * 96 MB of address space, resident only once written.
+ */
+const PAGE_SLOTS = 12;
+const PAGE_SLOT_BYTES = 10 * 1024 * 1024;
 
 export async function loadFinance(config: Config): Promise<FinanceCtx> {
   const dir = config.financeData;
@@ -32,7 +42,8 @@ export async function loadFinance(config: Config): Promise<FinanceCtx> {
   const { columns, loaders } = cached ? { columns: cached, loaders: 0 } : await loadColumns(catalog, config.workers);
   const stats = statsOf(columns, performance.now() - t0, loaders);
   const engine = buildEngineCatalog(catalog);
-  const pool = new Pool({ workers: config.workers, maxQueue: config.poolQueue, workerData: { finance: columns, financeCatalog: engine } });
+  const pages = new PageArena(PAGE_SLOTS, PAGE_SLOT_BYTES);
+  const pool = new Pool({ workers: config.workers, maxQueue: config.poolQueue, workerData: { finance: columns, financeCatalog: engine, financeNames: tableNames(catalog), financePages: pages.slots } });
   await pool.warm();
   const spans = await pool.run('codeYears', { nCodes: catalog.codes.length });
   const balanceWindows: Record<string, [number, number]> = {};
@@ -47,12 +58,9 @@ export async function loadFinance(config: Config): Promise<FinanceCtx> {
   const gYear = new Uint16Array(columns.gYear.buffer);
   const start = new Uint32Array(columns.govGroupStart.buffer), list = new Uint32Array(columns.govGroups.buffer);
   const govYears = catalog.governments.map((_, gid) => Array.from(list.subarray(start[gid]!, start[gid + 1]!), (g) => gYear[g]!));
-  const nGov = catalog.governments.length;
-  // Category names: the all-categories label, the categories, each recipe's label (money.ts categoryKey).
-  const nNames = 1 + engine.categories.length + catalog.recipes.length;
 
   return {
-    catalog, engine, columns, stats, pool, balanceWindows,
+    catalog, engine, columns, stats, pool, pages, balanceWindows,
     mirrorUrl: config.mirrorUrl ?? dir,
     govNameLower: catalog.governments.map((g) => g.gov_name.toLowerCase()),
     govYears,
@@ -60,14 +68,7 @@ export async function loadFinance(config: Config): Promise<FinanceCtx> {
       const flows = new Set(r.components.map((c) => catalog.classes.get(c.component_code)?.category_type).filter((f) => f !== undefined));
       return flows.size === 1 ? [...flows][0] : undefined;
     }),
-    // Sized up front: an array first written at a high index would fall into dictionary mode.
-    textMemo: {
-      csvGovName: new ByteMemo(nGov), csvGovId: new ByteMemo(nGov), csvCode: new ByteMemo(catalog.codes.length),
-      csvCategory: new ByteMemo(nNames), csvSubtype: new ByteMemo(engine.subtypes.length + 1), csvFlow: new ByteMemo(4),
-      jsonGovName: new Array<string | undefined>(nGov), jsonGovId: new Array<string | undefined>(nGov), jsonCode: new Array<string | undefined>(catalog.codes.length),
-      jsonCategory: new Array<string | undefined>(nNames), jsonSubtype: [], jsonFlow: [],
-      csvCodeSet: new Map(), jsonCodeSet: new Map(),
-    },
+    textMemo: newTextMemo(engine, catalog.governments.length, catalog.codes.length, catalog.recipes.length),
     cohorts: new Map(),
     counts: new Map(),
     breaks: indexBreaks(catalog),

@@ -112,8 +112,13 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
       state.settled = true;
       if (--pending === 0 && onIdle !== null) onIdle();
     };
+    /** The stream's done hook: called once when it ends, fails or its client leaves. */
+    let streamRelease: (() => void) | undefined;
     const streamDone = (): void => {
       if (state.streaming) { state.streaming = false; streamsOpen--; }
+      const release = streamRelease;
+      streamRelease = undefined;
+      release?.();
       settle();
     };
     res.onAborted(() => {
@@ -230,7 +235,9 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
     // holds one chunk in flight, never the whole body. An abort just stops
     // the pump; the generator and its columns are then garbage.
     function stream(reply: Extract<Reply, { kind: 'stream' }>): void {
-      if (state.aborted || state.answered) return;
+      // Answered already (the time budget ran out) or the client left: the body is never read.
+      if (state.aborted || state.answered) { reply.done?.(); return; }
+      streamRelease = reply.done;
       state.answered = true;
       clearTimeout(budget);
       const status = reply.status ?? 200;

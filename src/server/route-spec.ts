@@ -45,8 +45,12 @@ export interface RouteRequest<Ctx> {
 export type Reply =
   | { kind: 'envelope'; envelope: Envelope; status?: number; headers?: Record<string, string> }
   | { kind: 'body'; contentType: string; body: string | Uint8Array; status?: number; headers?: Record<string, string> }
-  /** A body pulled in chunks (null when done), written as the client reads it. */
-  | { kind: 'stream'; contentType: string; next: () => Uint8Array | null; status?: number; headers?: Record<string, string> };
+  /**
+   * A body pulled in chunks (null when done), written as the client reads it.
+   * done, when given, is called once the stream no longer needs next(): it
+   * ended, the client left, or it was never started.
+   */
+  | { kind: 'stream'; contentType: string; next: () => Uint8Array | null; done?: () => void; status?: number; headers?: Record<string, string> };
 
 export interface RouteSpec<Ctx> {
   id: string;

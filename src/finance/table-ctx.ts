@@ -1,0 +1,76 @@
+// What writing a money table needs (moneyTable): names, CPI and the memos of
+// escaped cells. The main thread's FinanceCtx is one; each worker builds its
+// own from TableNames, which crosses once, at start, in workerData, so that
+// a CSV page can be written where its rows are computed.
+
+import { ByteMemo } from '../server/csv.js';
+import type { Catalog } from './catalog.js';
+import type { EngineCatalog } from './engine-catalog.js';
+
+/**
+ * Cell text escaped once for CSV and for JSON, reused across requests: names and ids by gid, codes by
+ * id, categories, subtypes and flows by the keys moneyTable gives them.
+ */
+export interface TextMemo {
+  csvGovName: ByteMemo; csvGovId: ByteMemo; csvCode: ByteMemo; csvCategory: ByteMemo; csvSubtype: ByteMemo; csvFlow: ByteMemo;
+  jsonGovName: (string | undefined)[]; jsonGovId: (string | undefined)[]; jsonCode: (string | undefined)[];
+  jsonCategory: (string | undefined)[]; jsonSubtype: (string | undefined)[]; jsonFlow: (string | undefined)[];
+  /** Two or three codes' joined text, by their ids (money.ts codeSetKey): bounded by the code sets the corpus has. */
+  csvCodeSet: Map<number, Uint8Array>; jsonCodeSet: Map<number, string>;
+}
+
+export interface TableCtx {
+  engine: EngineCatalog;
+  catalog: {
+    codes: readonly string[];
+    recipes: readonly { recipe_id: string; label: string }[];
+    governments: readonly { canonical_govid: string; gov_name: string }[];
+    cpi: { index: ReadonlyMap<number, number> };
+  };
+  textMemo: TextMemo;
+}
+
+/** The names a worker's TableCtx is built from: plain arrays, cheap to clone. */
+export interface TableNames {
+  codes: string[];
+  recipes: { recipe_id: string; label: string }[];
+  govIds: string[];
+  govNames: string[];
+  cpi: [number, number][];
+}
+
+export function tableNames(catalog: Catalog): TableNames {
+  return {
+    codes: catalog.codes,
+    recipes: catalog.recipes.map((r) => ({ recipe_id: r.recipe_id, label: r.label })),
+    govIds: catalog.governments.map((g) => g.canonical_govid),
+    govNames: catalog.governments.map((g) => g.gov_name),
+    cpi: [...catalog.cpi.index],
+  };
+}
+
+export function tableCtxOf(engine: EngineCatalog, names: TableNames): TableCtx {
+  return {
+    engine,
+    catalog: {
+      codes: names.codes,
+      recipes: names.recipes,
+      governments: names.govIds.map((canonical_govid, gid) => ({ canonical_govid, gov_name: names.govNames[gid]! })),
+      cpi: { index: new Map(names.cpi) },
+    },
+    textMemo: newTextMemo(engine, names.govIds.length, names.codes.length, names.recipes.length),
+  };
+}
+
+export function newTextMemo(engine: EngineCatalog, nGov: number, nCodes: number, nRecipes: number): TextMemo {
+  // Category names: the all-categories label, the categories, each recipe's label (money.ts categoryKey).
+  const nNames = 1 + engine.categories.length + nRecipes;
+  // Sized up front: an array first written at a high index would fall into dictionary mode.
+  return {
+    csvGovName: new ByteMemo(nGov), csvGovId: new ByteMemo(nGov), csvCode: new ByteMemo(nCodes),
+    csvCategory: new ByteMemo(nNames), csvSubtype: new ByteMemo(engine.subtypes.length + 1), csvFlow: new ByteMemo(4),
+    jsonGovName: new Array<string | undefined>(nGov), jsonGovId: new Array<string | undefined>(nGov), jsonCode: new Array<string | undefined>(nCodes),
+    jsonCategory: new Array<string | undefined>(nNames), jsonSubtype: [], jsonFlow: [],
+    csvCodeSet: new Map(), jsonCodeSet: new Map(),
+  };
+}
