@@ -7,7 +7,7 @@ import type { FinanceCtx } from '../finance/context.js';
 import { loadFinance } from '../finance/service.js';
 import { serialize, fail } from '../server/envelope.js';
 import { ApiError } from '../server/errors.js';
-import { csvField, drainText } from '../server/csv.js';
+import { chunksOf, csvField, drainText } from '../server/csv.js';
 import { Router } from '../server/router.js';
 import { compileValidator, type Validator } from '../server/validate.js';
 import type { Reply, RouteSpec } from '../server/route-spec.js';
@@ -71,7 +71,16 @@ export async function runRoute(off: Offline, name: string, params: Map<string, s
     if (!(e instanceof ApiError)) throw e;
     return { status: e.status, headers: {}, body: serialize(fail(e)), error: e.message };
   }
-  if (reply.kind === 'stream') return { status: reply.status ?? 200, headers: reply.headers ?? {}, body: null, next: reply.next };
+  if (reply.kind === 'stream') {
+    // Copied out whole and the stream's resources (a page slot) given back at once: the CLI keeps every page it reads anyway.
+    const chunks: Uint8Array[] = [];
+    try {
+      for (let c = reply.next(); c !== null; c = reply.next()) chunks.push(c);
+      return { status: reply.status ?? 200, headers: reply.headers ?? {}, body: null, next: chunksOf(Buffer.concat(chunks)) };
+    } finally {
+      reply.done?.();
+    }
+  }
   if (reply.kind === 'body') return { status: reply.status ?? 200, headers: reply.headers ?? {}, body: typeof reply.body === 'string' ? reply.body : Buffer.from(reply.body).toString('utf8') };
   const env = reply.envelope;
   const body = serialize(env);
