@@ -45,6 +45,8 @@ export class Pool {
   /** Batch messages posted, and the small jobs they carried (reported by /health). */
   batches = 0;
   batchedJobs = 0;
+  /** Each live worker thread's exit, by threadId (see threadGone). */
+  private readonly exits = new Map<number, Promise<void>>();
 
   constructor(o: PoolOptions) {
     this.capacity = o.workers + o.maxQueue;
@@ -60,7 +62,21 @@ export class Pool {
       // Nothing reads Piscina's run and wait histograms; recording them costs every message.
       recordTiming: false,
     });
+    // Piscina announces a worker before giving it a task: its exit is watched from then on.
+    this.piscina.on('workerCreate', (w: { id: number }) => {
+      const thread = this.piscina.threads.find((t) => t.threadId === w.id);
+      if (thread === undefined || this.exits.has(w.id)) return;
+      this.exits.set(w.id, new Promise<void>((resolve) => thread.once('exit', () => { this.exits.delete(w.id); resolve(); })));
+    });
   }
+
+  /**
+   * Resolves once worker thread threadId has stopped running (at once when it
+   * has already). An aborted job's worker is terminated, which takes effect
+   * some time after the job's promise has rejected: memory the job was
+   * writing is safe to reuse only after this.
+   */
+  threadGone = (threadId: number): Promise<void> => this.exits.get(threadId) ?? Promise.resolve();
 
   private admit(): () => void {
     if (this.outstanding >= this.capacity) {

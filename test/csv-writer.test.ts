@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { format } from 'fast-csv';
 import { describe, expect, it } from 'vitest';
-import { ByteMemo, ByteWriter, chunksOf, csvBytes, csvField, drainText, plainCsv, type ColumnTable, type CsvCell } from '../src/server/csv.js';
+import { ByteMemo, ByteWriter, chunksOf, csvBytes, csvChunks, csvField, drainText, plainCsv, type ColumnTable, type CsvCell } from '../src/server/csv.js';
 
 function viaFastCsv(header: string[], rows: unknown[][]): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -20,7 +20,10 @@ function viaFastCsv(header: string[], rows: unknown[][]): Promise<string> {
 
 function viaOurs(header: string[], rows: unknown[][]): string {
   const t: ColumnTable = { names: header, get: header.map((_, c) => (i: number) => rows[i]![c]), n: rows.length };
-  return drainText(chunksOf(csvBytes(t)));
+  const whole = drainText(chunksOf(csvBytes(t, 16)));
+  // Both ways of writing a table, whole (a worker's page) and pulled chunk by chunk (the main thread's fallback), write the same text.
+  expect(drainText(csvChunks(t))).toBe(whole);
+  return whole;
 }
 
 const text = fc.oneof(
@@ -78,7 +81,7 @@ describe('CSV writer', () => {
   it('streams a body in views of at most 64 KB that join to the whole of it', () => {
     const rows = Array.from({ length: 20_000 }, (_, i) => [i, `name, ${i}`, 'x"y', null]);
     const t: ColumnTable = { names: ['a', 'b', 'c', 'd'], get: [0, 1, 2, 3].map((c) => (i: number) => rows[i]![c]), n: rows.length };
-    const body = csvBytes(t);
+    const body = csvBytes(t, 1024);
     const next = chunksOf(body);
     const chunks: Uint8Array[] = [];
     for (let chunk = next(); chunk !== null; chunk = next()) chunks.push(chunk);
@@ -95,7 +98,8 @@ describe('CSV writer', () => {
   it('a page of rows far wider than its estimate grows the buffer and loses nothing', () => {
     const rows = Array.from({ length: 3_000 }, (_, i) => [i, i % 1000 === 7 ? 'y'.repeat(100_000) : `name ${i}`, 'é'.repeat(i % 50)]);
     const t: ColumnTable = { names: ['a', 'b', 'c'], get: [0, 1, 2].map((c) => (i: number) => rows[i]![c]), n: rows.length };
-    const text = Buffer.from(csvBytes(t)).toString('utf8');
+    const text = Buffer.from(csvBytes(t, 4096)).toString('utf8');
+    expect(drainText(csvChunks(t))).toBe(text);
     const expected = ['a,b,c', ...rows.map((r) => r.map(csvField).join(','))].join('\r\n') + '\r\n';
     expect(text).toBe(expected);
   });

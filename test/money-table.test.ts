@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../dist/src/config.js';
 import { loadFinance } from '../dist/src/finance/service.js';
-import { moneyTable, type MoneyRoute } from '../dist/src/finance/money.js';
+import { moneyTable, type MoneyRoute } from '../dist/src/finance/money-table.js';
 import { rowsOf, type MoneyResult } from '../dist/src/finance/plan.js';
 import { ByteWriter, chunksOf, csvBytes, csvField } from '../dist/src/server/csv.js';
 import { ROOT } from './helpers/server.js';
@@ -83,7 +83,7 @@ describe('money table cells', () => {
         }
       }
       // The whole body, as the stream writes it, parses back to the same cells.
-      const next = chunksOf(csvBytes(t));
+      const next = chunksOf(csvBytes(t, 256));
       let body = '';
       for (let chunk = next(); chunk !== null; chunk = next()) body += Buffer.from(chunk).toString('utf8');
       const expected = [t.names.map(csvField).join(','), ...Array.from({ length: t.n }, (_, i) => t.get.map((g) => csvField(g(i))).join(','))].join('\r\n');

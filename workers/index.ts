@@ -38,10 +38,11 @@ function needCatalog(): EngineCatalog {
   return data.financeCatalog;
 }
 
-/** Built on the first CSV page: a worker that never writes one keeps no names. */
-function needTable(): TableCtx {
-  if (!data.financeNames) throw new Error('finance names not attached to this worker');
-  return (table ??= tableCtxOf(needCatalog(), data.financeNames));
+/** The CSV page job with this worker's names (a TableCtx built on its first page) and page slots. */
+function csvPage(a: MoneyCsvArgs): MoneyCsvResult {
+  if (!data.financeNames || !data.financePages) throw new Error('finance names and page slots not attached to this worker');
+  table ??= tableCtxOf(needCatalog(), data.financeNames);
+  return moneyCsvJob(needFinance(), table, data.financePages, threadId, a);
 }
 
 export interface Jobs {
@@ -61,7 +62,7 @@ export interface BatchItem { name: JobName; args: unknown }
 export type BatchOutcome = { ok: true; value: unknown } | { ok: false; message: string; stack: string | undefined };
 
 const JOBS: Record<JobName, (a: never) => unknown> = {
-  ping: () => ping(), governmentYears: (a) => governmentYears(a), money: (a) => money(a), moneyCsv: (a) => moneyCsvJob(needFinance(), needTable(), data.financePages, a), codeYears: (a) => codeYears(a), peers: (a) => peers(a), fault: (a) => fault(a),
+  ping: () => ping(), governmentYears: (a) => governmentYears(a), money: (a) => money(a), moneyCsv: (a) => csvPage(a), codeYears: (a) => codeYears(a), peers: (a) => peers(a), fault: (a) => fault(a),
 };
 
 /** Several small jobs in one message (see Pool.runSmall); a job that throws fails alone. */
@@ -85,7 +86,7 @@ export const money = (plan: MoneyPlan): JobResult<'money'> => {
 };
 /** A flat query's CSV page, in its shared slot or else in a buffer moved (not copied) to the main thread. */
 export const moneyCsv = (a: JobArgs<'moneyCsv'>): JobResult<'moneyCsv'> => {
-  const r = moneyCsvJob(needFinance(), needTable(), data.financePages, a);
+  const r = csvPage(a);
   if (r.csv === null) return r;
   return move({ [transferableSymbol]: [r.csv.buffer], [valueSymbol]: r }) as unknown as JobResult<'moneyCsv'>;
 };

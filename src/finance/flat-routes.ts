@@ -2,13 +2,14 @@
 // list or by state and type, paged JSON or streamed CSV (format=csv).
 
 import { apiError } from '../server/errors.js';
-import { chunksOf, CSV_CONTENT_TYPE } from '../server/csv.js';
+import { CSV_CONTENT_TYPE } from '../server/csv.js';
 import { envelopeReply, type Reply, type RouteRequest, type RouteSpec } from '../server/route-spec.js';
 import { enumParam, intParam } from '../server/params.js';
 import { GOV_TYPES } from './catalog.js';
 import type { FinanceCtx } from './context.js';
 import { exampleGov } from './examples.js';
-import { answer, planOf, type MoneyRoute } from './money.js';
+import { answer, planOf } from './money.js';
+import type { MoneyRoute } from './money-table.js';
 import {
   REJECT, RULES, adjustParam, baseYearParam, basisParam, categoryParam, completeParam, expenditureConceptParam, perCapitaParam,
   recipeParam, revenueConceptParam, subtypeParam, type Rule,
@@ -94,14 +95,14 @@ function flatHandler(route: MoneyRoute) {
       // CSV carries no provenance, so once a query's total is known its pages need only walk to their end.
       const key = countKey(route, params);
       const known = ctx.counts.get(key);
-      const { total, csv, release } = await runMoneyCsv(ctx, plan, route, params, known, req.signal);
-      if (known === undefined) rememberCount(ctx.counts, key, total);
+      const page = await runMoneyCsv(ctx, plan, route, params, known, req.signal);
+      if (known === undefined) rememberCount(ctx.counts, key, page.total);
       return {
         kind: 'stream',
         contentType: CSV_CONTENT_TYPE,
-        headers: { 'X-Total-Count': String(total), 'X-Page': String(params.page), 'X-Limit': String(params.limit) },
-        next: chunksOf(csv),
-        done: release,
+        headers: { 'X-Total-Count': String(page.total), 'X-Page': String(params.page), 'X-Limit': String(params.limit) },
+        next: page.next,
+        done: page.release,
       };
     }
     const res = await runMoney(ctx, plan, req.signal);

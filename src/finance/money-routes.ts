@@ -3,7 +3,8 @@
 
 import type { RouteSpec, FieldDoc } from '../server/route-spec.js';
 import type { FinanceCtx } from './context.js';
-import { governmentMoney, type MoneyRoute } from './money.js';
+import { governmentMoney } from './money.js';
+import type { MoneyRoute } from './money-table.js';
 import {
   REJECT, RULES, adjustParam, baseYearParam, basisParam, categoryParam, completeParam, expenditureConceptParam, moneyLimitParam,
   perCapitaParam, perGovYearsParam, recipeParam, revenueConceptParam, subtypeParam,

@@ -5,7 +5,6 @@
 
 import { JsonRows, ok } from '../server/envelope.js';
 import { moneyTable, type MoneyRoute } from './money-table.js';
-export { MONEY_NOTES, moneyTable, type MoneyRoute } from './money-table.js';
 import { jsonRows } from '../server/csv.js';
 import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
 import type { Flow } from './catalog.js';
@@ -16,7 +15,6 @@ import { moneyProvenance, subtypeColumn, truncatedFamilies } from './money-prove
 import { moneySql } from './money-sql.js';
 import { moneyJob } from './run-money.js';
 import { planDefaults, type MoneyPlan, type MoneyResult } from './plan.js';
-
 
 export interface MoneyQuery {
   gids: number[];

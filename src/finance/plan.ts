@@ -41,6 +41,15 @@ export interface MoneyPlan {
   stopAtPage: boolean;
 }
 
+/**
+ * The job's fast path: rows are counted, and only the page's kept, one
+ * group at a time. Only it can stop once the page is full (stopAtPage);
+ * completion, the IG leg of named categories, peers and dropped
+ * populations need whole groups or the whole walk first.
+ */
+export const fastPath = (p: MoneyPlan): boolean =>
+  !p.complete && !(p.igLeg && !p.allCategories) && p.peerTarget === null && !p.dropNoPopulation;
+
 export const planDefaults: Pick<MoneyPlan, 'consistent' | 'keepGovs' | 'dropNoPopulation' | 'peerTarget' | 'stopAtPage'> = {
   consistent: false, keepGovs: [], dropNoPopulation: false, peerTarget: null, stopAtPage: false,
 };

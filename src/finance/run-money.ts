@@ -3,8 +3,9 @@
 // parts' rows concatenate in order, and their summaries merge by union/sum.
 
 import type { FinanceCtx } from './context.js';
-import { tableParams, type MoneyRoute } from './money-table.js';
-import { rowsOf, type MoneyPlan, type MoneyResult, type MoneyRows, type MoneySummary } from './plan.js';
+import { moneyTable, tableParams, type MoneyRoute } from './money-table.js';
+import { chunksOf, csvChunks } from '../server/csv.js';
+import { fastPath, rowsOf, type MoneyPlan, type MoneyResult, type MoneyRows, type MoneySummary } from './plan.js';
 
 /** One money job on the pool (batched with the others of its turn when small), its rows as views again. */
 export async function moneyJob(ctx: FinanceCtx, plan: MoneyPlan, signal?: AbortSignal, small = false): Promise<MoneyResult> {
@@ -12,27 +13,48 @@ export async function moneyJob(ctx: FinanceCtx, plan: MoneyPlan, signal?: AbortS
   return { ...r, rows: rowsOf(r.rows) };
 }
 
+export interface CsvPage {
+  total: number;
+  /** Pulls the page's bytes in chunks. */
+  next: () => Uint8Array | null;
+  /** Gives the page's slot back; called once the page is streamed or abandoned. */
+  release: () => void;
+}
+
 /**
- * A flat query's CSV page, written on the pool (workers/finance/money-csv.ts)
- * into a leased page slot when one is free. When the query's total is not
- * known yet, a count runs beside it, split across the workers like any large
- * plan: the page job walks only to its page's end, and the count keeps no
- * rows. release() gives the slot back: the caller calls it once the page is
- * streamed or abandoned; on failure it is called here.
+ * A flat query's CSV page. With a page slot free, a worker writes the page
+ * into it (workers/finance/money-csv.ts) and the main thread only streams
+ * it; with none (every slot held by readers, or CSV_PAGE_SLOTS=0) the job
+ * returns the page's rows and the main thread formats them as the client
+ * reads, holding the rows, not the text. When the query's total is not
+ * known yet and the plan can stop at its page's end, a count runs beside the
+ * page job (split across the workers like any large plan, keeping no rows);
+ * otherwise the page job walks the whole query and counts it.
  */
 export async function runMoneyCsv(
-  ctx: FinanceCtx, plan: MoneyPlan, route: MoneyRoute, params: Record<string, unknown>, known: number | undefined, signal?: AbortSignal,
-): Promise<{ total: number; csv: Uint8Array; release: () => void }> {
+  ctx: FinanceCtx, plan: MoneyPlan, route: MoneyRoute, params: Record<string, unknown>, known: number | undefined, signal: AbortSignal,
+): Promise<CsvPage> {
   const lease = ctx.pages.acquire();
-  const release = (): void => { if (lease !== null) ctx.pages.release(lease); };
+  if (lease === null) {
+    const res = await runMoney(ctx, { ...plan, stopAtPage: known !== undefined }, signal);
+    return { total: known ?? res.total, next: csvChunks(moneyTable(ctx, route, params, res)), release: () => {} };
+  }
+  const release = (): void => ctx.pages.release(lease);
+  const early = fastPath(plan);
+  // Either job failing cancels the other: neither's work is of use alone.
+  const sibling = new AbortController();
+  const both = AbortSignal.any([signal, sibling.signal]);
+  const page = ctx.pool.run('moneyCsv', { plan: { ...plan, stopAtPage: early }, route, params: tableParams(params), lease: { slot: lease.slot, token: lease.token } }, both);
+  // A page that did not go into its slot gives the slot back at once, not when the count is done.
+  page.then((p) => { if (!p.inSlot) release(); }, () => {});
+  const count = known === undefined && early ? runMoney(ctx, { ...plan, stopAtPage: false, offset: 0, limit: 0 }, both) : undefined;
   try {
-    const page = ctx.pool.run('moneyCsv', { plan: { ...plan, stopAtPage: true }, route, params: tableParams(params), lease: lease && { slot: lease.slot, token: lease.token } }, signal);
-    const count = known === undefined ? runMoney(ctx, { ...plan, stopAtPage: false, offset: 0, limit: 0 }, signal) : undefined;
     const [p, c] = await Promise.all([page, count]);
-    if (!p.inSlot) release();
-    return { total: known ?? c!.total, csv: p.inSlot ? ctx.pages.view(lease!.slot, p.length) : p.csv!, release };
+    const total = known ?? c?.total ?? p.total;
+    return { total, next: chunksOf(p.inSlot ? ctx.pages.view(lease.slot, p.length) : p.csv!), release };
   } catch (err) {
-    // The page job may still be writing (a failed count, an abort): the arena frees the slot once it is done.
+    sibling.abort();
+    // The page job may still be writing the slot: the arena frees it once the writer is done or its thread gone.
     release();
     throw err;
   }

@@ -26,12 +26,10 @@ import { withFaultHook } from './fault-route.js';
 import { VERSION } from '../version.js';
 
 /**
- * CSV pages in flight (being written, or streamed to a reader) that get a
- * shared slot; past these a page has a buffer of its own. A 50,000-row page
- * is 4-6 MB, 8-9 MB with every per-capita and real column: 12 slots are
- * 96 MB of address space, resident only once written.
+ * A CSV page slot: a 50,000-row page is 4-6 MB, 8-9 MB with every per-capita
+ * and real column. CSV_PAGE_SLOTS of them (12: 120 MB of address space,
+ * resident only once written).
  */
-const PAGE_SLOTS = 12;
 const PAGE_SLOT_BYTES = 10 * 1024 * 1024;
 
 export async function loadFinance(config: Config): Promise<FinanceCtx> {
@@ -42,8 +40,9 @@ export async function loadFinance(config: Config): Promise<FinanceCtx> {
   const { columns, loaders } = cached ? { columns: cached, loaders: 0 } : await loadColumns(catalog, config.workers);
   const stats = statsOf(columns, performance.now() - t0, loaders);
   const engine = buildEngineCatalog(catalog);
-  const pages = new PageArena(PAGE_SLOTS, PAGE_SLOT_BYTES);
-  const pool = new Pool({ workers: config.workers, maxQueue: config.poolQueue, workerData: { finance: columns, financeCatalog: engine, financeNames: tableNames(catalog), financePages: pages.slots } });
+  // The arena frees a slot whose writer's job was aborted once that worker thread has stopped.
+  const pages: PageArena = new PageArena(config.csvPageSlots, PAGE_SLOT_BYTES, (threadId): Promise<void> => pool.threadGone(threadId));
+  const pool: Pool = new Pool({ workers: config.workers, maxQueue: config.poolQueue, workerData: { finance: columns, financeCatalog: engine, financeNames: tableNames(catalog), financePages: pages.slots } });
   await pool.warm();
   const spans = await pool.run('codeYears', { nCodes: catalog.codes.length });
   const balanceWindows: Record<string, [number, number]> = {};

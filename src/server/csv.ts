@@ -200,32 +200,38 @@ const COMMA = 0x2c, CR = 0x0d, LF = 0x0a;
 /** "00" to "99" as ASCII pairs. */
 const PAIRS = Uint8Array.from({ length: 200 }, (_, k) => 48 + (k % 2 === 0 ? Math.floor(k / 20) : (k >> 1) % 10));
 
-/**
- * A table's whole CSV (header, then each row) as UTF-8 in one buffer: a
- * worker writes its page so, and the main thread only streams it
- * (chunksOf). Written into `into` when given (a page slot) and while it
- * fits; the result's buffer says where the bytes ended up. A fresh buffer is
- * sized for money rows without per-capita columns (85-110 bytes).
- */
-export function csvBytes(t: ColumnTable, into?: Uint8Array): Uint8Array {
-  const cols = t.get.length;
-  const cell = t.get.map((get, c): CsvCell => t.csv?.[c] ?? ((row, w) => w.text(csvField(get(row)))));
-  const w = new ByteWriter(into ?? 4096 + 120 * t.n);
+const cellsOf = (t: ColumnTable): CsvCell[] => t.get.map((get, c) => t.csv?.[c] ?? ((row, w) => w.text(csvField(get(row)))));
+
+function writeHeader(t: ColumnTable, w: ByteWriter): void {
   w.text(t.names.map(csvField).join(','));
   w.byte(CR); w.byte(LF);
-  for (let i = 0; i < t.n; i++) {
-    cell[0]!(i, w);
-    for (let c = 1; c < cols; c++) { w.byte(COMMA); cell[c]!(i, w); }
+}
+
+/** Writes rows from i on, until the table ends or the writer holds stopAt bytes; returns the next row. */
+function writeRows(t: ColumnTable, cells: CsvCell[], w: ByteWriter, i: number, stopAt = Number.POSITIVE_INFINITY): number {
+  const cols = cells.length;
+  for (; i < t.n && w.n < stopAt; i++) {
+    cells[0]!(i, w);
+    for (let c = 1; c < cols; c++) { w.byte(COMMA); cells[c]!(i, w); }
     w.byte(CR); w.byte(LF);
   }
-  return w.written();
+  return i;
 }
 
 /**
- * A body already in memory pulled as views of at most 64 KB: the stream
- * writes one and waits for the socket to drain before the next, so a slow
- * reader holds the body, never a second copy of it.
+ * A table's whole CSV (header, then each row) as UTF-8 in one buffer: how a
+ * worker writes a page for the main thread to stream (chunksOf). Written
+ * into `into` (a page slot, or a capacity for a fresh buffer), growing out
+ * of it when full; the result's buffer says where the bytes ended up.
  */
+export function csvBytes(t: ColumnTable, into: Uint8Array | number): Uint8Array {
+  const w = new ByteWriter(into);
+  writeHeader(t, w);
+  writeRows(t, cellsOf(t), w, 0);
+  return w.written();
+}
+
+/** A body already in memory, pulled as views of at most 64 KB (the stream writes one, then waits for the socket to drain). */
 export function chunksOf(body: Uint8Array): () => Uint8Array | null {
   let at = 0;
   return () => {
@@ -233,6 +239,21 @@ export function chunksOf(body: Uint8Array): () => Uint8Array | null {
     const chunk = body.subarray(at, at + CHUNK);
     at += chunk.length;
     return chunk;
+  };
+}
+
+/** Pulls a table's CSV formatted as it is pulled, in chunks of about 64 KB: header first, then each row. */
+export function csvChunks(t: ColumnTable): () => Uint8Array | null {
+  let i = -1;
+  const cells = cellsOf(t);
+  return () => {
+    if (i >= t.n) return null;
+    // A buffer per chunk, made when it is pulled: the one handed on is never written again, and
+    // a chunk that had to grow for a long row does not make the next ones larger.
+    const w = new ByteWriter(CHUNK + 4096);
+    if (i < 0) { writeHeader(t, w); i = 0; }
+    i = writeRows(t, cells, w, i, CHUNK);
+    return w.written();
   };
 }
 

@@ -232,8 +232,8 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
 
     // Chunks go out as the client takes them: when write() reports
     // backpressure we stop pulling and resume in onWritable, so a slow reader
-    // holds one chunk in flight, never the whole body. An abort just stops
-    // the pump; the generator and its columns are then garbage.
+    // holds one chunk in flight beyond what the reply keeps. An abort just
+    // stops the pump and calls the reply's done hook.
     function stream(reply: Extract<Reply, { kind: 'stream' }>): void {
       // Answered already (the time budget ran out) or the client left: the body is never read.
       if (state.aborted || state.answered) { reply.done?.(); return; }

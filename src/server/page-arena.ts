@@ -5,11 +5,12 @@
 // few pulls (measured: 49 in 5 s of bulk pulls, their marking more CPU than
 // the formatting itself). Slots allocated once are never garbage.
 //
-// Ownership is a state word per slot: 0 free, a lease's token while the main
-// thread holds it, WRITING while a worker writes it. A worker claims its
-// slot (token -> WRITING) before writing and hands it back (WRITING ->
-// token) after, so a lease given up while its job may still run (the client
-// left, the job failed) is freed only once no writer can touch it again.
+// Ownership is a state word per slot: 0 free, a lease's token (> 0) while
+// the main thread holds it, minus the writer's thread id while a worker
+// writes it. A worker claims its slot (token -> -threadId) before writing
+// and hands it back (-threadId -> token) after, so a lease given up while
+// its job may still run (the client left, a sibling job failed) is freed
+// only once its writer has handed the slot back or its thread has exited.
 
 export interface PageSlots {
   buffer: SharedArrayBuffer;
@@ -28,7 +29,13 @@ interface HeldLease extends PageLease {
   released: boolean;
 }
 
-const WRITING = -1;
+/** Resolves once the thread has stopped running (at once for one that has or never existed). */
+export type ThreadGone = (threadId: number) => Promise<void>;
+
+// In Node since 16; typed from ES2024's lib, which this project's target predates.
+const waitAsync = (Atomics as unknown as {
+  waitAsync(a: Int32Array, index: number, value: number): { async: false; value: string } | { async: true; value: Promise<string> };
+}).waitAsync;
 
 export class PageArena {
   readonly slots: PageSlots;
@@ -36,19 +43,13 @@ export class PageArena {
   private readonly free: number[];
   private nextToken = 1;
 
-  /**
-   * writerGraceMs: how long a lease given up mid-write waits for its writer.
-   * A job's writer finishes within a page's formatting time (well under a
-   * second even for the widest page); one whose worker was terminated (an
-   * aborted job) never hands back, and has stopped by then.
-   */
-  constructor(count: number, slotBytes: number, private readonly writerGraceMs = 2000) {
+  constructor(count: number, slotBytes: number, private readonly threadGone: ThreadGone) {
     this.slots = { buffer: new SharedArrayBuffer(count * slotBytes), state: new SharedArrayBuffer(4 * count), slotBytes };
     this.state = new Int32Array(this.slots.state);
     this.free = Array.from({ length: count }, (_, k) => count - 1 - k);
   }
 
-  /** A free slot, or null when every one is held (the page then gets a buffer of its own). */
+  /** A free slot, or null when every one is held. */
   acquire(): PageLease | null {
     const slot = this.free.pop();
     if (slot === undefined) return null;
@@ -61,7 +62,8 @@ export class PageArena {
 
   /**
    * Gives a lease up: its slot is free at once, or as soon as a worker still
-   * writing it is done. A second release of the same lease does nothing.
+   * writing it hands it back or its thread stops. A second release of the
+   * same lease does nothing.
    */
   release(lease: PageLease): void {
     const held = lease as HeldLease;
@@ -69,16 +71,15 @@ export class PageArena {
     held.released = true;
     const prev = Atomics.compareExchange(this.state, lease.slot, lease.token, 0);
     if (prev === lease.token) { this.free.push(lease.slot); return; }
-    if (prev !== WRITING) throw new Error(`page slot ${lease.slot} lost its lease`);
-    const wait = waitAsync(this.state, lease.slot, WRITING, this.writerGraceMs);
-    const retry = (): void => {
-      Atomics.store(this.state, lease.slot, 0);
-      this.free.push(lease.slot);
+    // Only the lease's own writer can have changed the word (tokens are unique): it is writing now.
+    const freeNow = (): void => {
+      if (Atomics.compareExchange(this.state, lease.slot, lease.token, 0) === lease.token
+        || Atomics.compareExchange(this.state, lease.slot, prev, 0) === prev) this.free.push(lease.slot);
     };
-    if (wait.async) void wait.value.then(retry); else retry();
+    const handedBack = waitAsync(this.state, lease.slot, prev);
+    void Promise.race([handedBack.async ? handedBack.value : Promise.resolve(), this.threadGone(-prev)]).then(freeNow);
   }
 
-  /** Slots free now (for /health and the tests). */
   get available(): number {
     return this.free.length;
   }
@@ -92,25 +93,19 @@ export class PageArena {
   }
 }
 
-// In Node since 16; typed from ES2024's lib, which this project's target predates.
-const waitAsync = (Atomics as unknown as {
-  waitAsync(a: Int32Array, index: number, value: number, timeout: number): { async: false; value: string } | { async: true; value: Promise<string> };
-}).waitAsync;
-
-/** A slot's whole memory. */
-export function slotView(s: PageSlots, slot: number): Uint8Array {
+function slotView(s: PageSlots, slot: number): Uint8Array {
   return new Uint8Array(s.buffer, slot * s.slotBytes, s.slotBytes);
 }
 
-/** In a worker: takes the lease's slot for writing, or null when the lease was given up. */
-export function claimSlot(s: PageSlots, lease: PageLease): Uint8Array | null {
+/** In a worker (threadId > 0): takes the lease's slot for writing, or null when the lease was given up. */
+export function claimSlot(s: PageSlots, lease: PageLease, threadId: number): Uint8Array | null {
   const state = new Int32Array(s.state);
-  return Atomics.compareExchange(state, lease.slot, lease.token, WRITING) === lease.token ? slotView(s, lease.slot) : null;
+  return Atomics.compareExchange(state, lease.slot, lease.token, -threadId) === lease.token ? slotView(s, lease.slot) : null;
 }
 
-/** In a worker: hands a claimed slot back to its lease (waking a main thread waiting to free it). */
-export function unclaimSlot(s: PageSlots, lease: PageLease): void {
+/** In a worker: hands a claimed slot back to its lease, waking a main thread waiting to free it. */
+export function unclaimSlot(s: PageSlots, lease: PageLease, threadId: number): void {
   const state = new Int32Array(s.state);
-  Atomics.store(state, lease.slot, lease.token);
+  Atomics.compareExchange(state, lease.slot, -threadId, lease.token);
   Atomics.notify(state, lease.slot);
 }

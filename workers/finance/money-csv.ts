@@ -1,8 +1,9 @@
 // The CSV page of a flat money query, written where its rows are computed.
 // Formatting 50,000 rows is most of a bulk pull's work: here it runs on the
 // pool, beside the aggregation, and the page's bytes go into a slot of
-// shared memory the main thread streams from (src/server/page-arena.ts), or,
-// with no slot free or a page too large for one, into a buffer moved across.
+// shared memory leased for it that the main thread streams from
+// (src/server/page-arena.ts); a page too large for its slot, or one whose
+// lease was given up meanwhile, comes back in a buffer moved across.
 
 import { moneyTable, type MoneyRoute } from '../../src/finance/money-table.js';
 import type { MoneyPlan } from '../../src/finance/plan.js';
@@ -17,8 +18,8 @@ export interface MoneyCsvArgs {
   route: MoneyRoute;
   /** moneyTable's parameters (tableParams). */
   params: Record<string, unknown>;
-  /** The page slot the main thread leased for this page, if any. */
-  lease: PageLease | null;
+  /** The page slot leased for this page. */
+  lease: PageLease;
 }
 
 export interface MoneyCsvResult {
@@ -30,16 +31,18 @@ export interface MoneyCsvResult {
   csv: Uint8Array | null;
 }
 
-export function moneyCsv(c: FinanceView, t: TableCtx, pages: PageSlots | undefined, a: MoneyCsvArgs): MoneyCsvResult {
+/** writer: this thread's id (> 0), marking the slot as being written by it. */
+export function moneyCsv(c: FinanceView, t: TableCtx, pages: PageSlots, writer: number, a: MoneyCsvArgs): MoneyCsvResult {
   const res = money(c, t.engine, a.plan);
   const table = moneyTable(t, a.route, a.params, res);
   // Claimed only now, for the writing alone: a lease the main thread gave up meanwhile is not touched.
-  const into = pages !== undefined && a.lease !== null ? claimSlot(pages, a.lease) : null;
+  const into = claimSlot(pages, a.lease, writer);
   let csv: Uint8Array;
   try {
-    csv = csvBytes(table, into ?? undefined);
+    // Without the slot, a fresh buffer sized for money rows without per-capita columns (85-110 bytes).
+    csv = csvBytes(table, into ?? 4096 + 120 * table.n);
   } finally {
-    if (into !== null) unclaimSlot(pages!, a.lease!);
+    if (into !== null) unclaimSlot(pages, a.lease, writer);
   }
   // A page too large for the slot grew out of it into a buffer of its own.
   const inSlot = into !== null && csv.buffer === into.buffer;

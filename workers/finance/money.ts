@@ -20,7 +20,7 @@ import { FLAG_AGGREGATE, NO_CODE } from '../../src/finance/columns.js';
 import { FLOW_ID, SCOPE_LOCAL, SCOPE_STATE, type EngineCatalog } from '../../src/finance/engine-catalog.js';
 import {
   ALL_CATEGORIES_ID, RECIPE_CATEGORY_ID, RECIPE_SUBTYPE_ID, ROW_AGGREGATE, ROW_DIRECT_SUPPRESSED,
-  VS_CENSUS_ZERO, VS_NONE, VS_NOT_REPORTED, VS_REPORTED, rowsOf,
+  VS_CENSUS_ZERO, VS_NONE, VS_NOT_REPORTED, VS_REPORTED, fastPath, rowsOf,
   type MoneyPlan, type MoneyResult, type MoneyRows, type PeerCell,
 } from '../../src/finance/plan.js';
 import type { FinanceView } from './corpus.js';
@@ -122,7 +122,7 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
   // Presence marks of the fast path, with the list of what was marked (folding a whole array back is what cost).
   const codeSeen = new Uint8Array(e.nCodes), catYearSeen = new Uint8Array(e.categories.length * Y);
   const codesMarked: number[] = [], catYearsMarked: number[] = [];
-  const fast = !plan.complete && !(plan.igLeg && !plan.allCategories) && plan.peerTarget === null && !plan.dropNoPopulation;
+  const fast = fastPath(plan);
   const yearsPresent: Record<number, number[]> = {};
   const hasRows = new Uint8Array(govs.length);
   const codes = new Set<number>(), aggregateYears = new Set<number>(), balanceSubs = new Set<number>(), popYears = new Set<number>();
