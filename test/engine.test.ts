@@ -3,25 +3,20 @@
 // rows of each (government, year) run; the answers are compared with the
 // unfiltered query in finance-money-numbers.test.ts.
 
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readConfig } from '../dist/src/config.js';
-import { loadFinance } from '../dist/src/finance/service.js';
+import { describe, expect, it } from 'vitest';
 import { planOf } from '../dist/src/finance/money.js';
 import type { MoneyRoute } from '../dist/src/finance/money-table.js';
 import { attachFinance } from '../dist/workers/finance/corpus.js';
 import { money } from '../dist/workers/finance/money.js';
-import { ROOT } from './helpers/server.js';
+import { loadFixtureCtx, useFixtureCtx, type FixtureCtx } from './helpers/fixture-ctx.js';
 
-type Ctx = Awaited<ReturnType<typeof loadFinance>>;
-let ctx: Ctx;
-beforeAll(async () => { ctx = await loadFinance(readConfig({ ...process.env, FINANCE_DATA: path.join(ROOT, 'fixtures/finance/v6'), WORKERS: '1' })); }, 60_000);
-afterAll(async () => { await ctx?.pool.close(); });
+const fixture = useFixtureCtx();
 
 const spending: MoneyRoute = { verb: 'spending', flows: ['expenditure'], subtypeField: 'spend_subtype', withFlow: false };
 
 describe('money job cost', () => {
   it('a harmonized one-category query reads a small part of each run; raw basis and the IG leg read whole runs', () => {
+    const ctx = fixture();
     const view = attachFinance(ctx.columns);
     const police = ctx.engine.categories.indexOf('Police');
     const gid = ctx.catalog.governments.findIndex((g) => g.canonical_govid === '062037161174');
@@ -39,13 +34,12 @@ describe('money job cost', () => {
 });
 
 /** The fixture loaded with the load cache off (from parquet) or, after a first load that writes it, from the cache. */
-async function loadVia(from: 'parquet' | 'cache'): Promise<Ctx> {
+async function loadVia(from: 'parquet' | 'cache'): Promise<FixtureCtx> {
   const before = process.env.CIVICSTREAM_LOAD_CACHE;
   process.env.CIVICSTREAM_LOAD_CACHE = from === 'parquet' ? 'off' : 'on';
-  const load = () => loadFinance(readConfig({ ...process.env, FINANCE_DATA: path.join(ROOT, 'fixtures/finance/v6'), WORKERS: '1' }));
   try {
-    if (from === 'cache') await (await load()).pool.close();
-    return await load();
+    if (from === 'cache') await (await loadFixtureCtx()).pool.close();
+    return await loadFixtureCtx();
   } finally {
     if (before === undefined) delete process.env.CIVICSTREAM_LOAD_CACHE; else process.env.CIVICSTREAM_LOAD_CACHE = before;
   }

@@ -3,11 +3,8 @@
 // the main thread from its own catalog: the same bytes, whether the page goes
 // into its page slot, outgrows it, or its lease was given up first.
 
-import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readConfig } from '../dist/src/config.js';
-import { loadFinance } from '../dist/src/finance/service.js';
+import { describe, expect, it } from 'vitest';
 import { planOf } from '../dist/src/finance/money.js';
 import { moneyTable, tableParams, type MoneyRoute } from '../dist/src/finance/money-table.js';
 import { tableCtxOf, tableNames } from '../dist/src/finance/table-ctx.js';
@@ -16,12 +13,9 @@ import { PageArena } from '../dist/src/server/page-arena.js';
 import { attachFinance } from '../dist/workers/finance/corpus.js';
 import { money } from '../dist/workers/finance/money.js';
 import { moneyCsv } from '../dist/workers/finance/money-csv.js';
-import { ROOT } from './helpers/server.js';
+import { useFixtureCtx } from './helpers/fixture-ctx.js';
 
-type Ctx = Awaited<ReturnType<typeof loadFinance>>;
-let ctx: Ctx;
-beforeAll(async () => { ctx = await loadFinance(readConfig({ ...process.env, FINANCE_DATA: path.join(ROOT, 'fixtures/finance/v6'), WORKERS: '1' })); }, 60_000);
-afterAll(async () => { await ctx?.pool.close(); });
+const fixture = useFixtureCtx();
 
 const routes: MoneyRoute[] = [
   { verb: 'spending', flows: ['expenditure'], subtypeField: 'spend_subtype', withFlow: false },
@@ -30,6 +24,7 @@ const routes: MoneyRoute[] = [
 
 describe('CSV pages written in a worker', () => {
   it('are the bytes the main thread writes of the same page, in a slot, out of one, or with the lease given up', () => {
+    const ctx = fixture();
     const { catalog, engine } = ctx;
     const view = attachFinance(ctx.columns);
     const table = tableCtxOf(engine, structuredClone(tableNames(catalog)));

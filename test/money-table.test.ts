@@ -4,20 +4,14 @@
 // csvField(get(i)) and every JSON cell JSON.stringify(get(i)), for random
 // result rows over the fixture's catalog.
 
-import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readConfig } from '../dist/src/config.js';
-import { loadFinance } from '../dist/src/finance/service.js';
+import { describe, expect, it } from 'vitest';
 import { moneyTable, type MoneyRoute } from '../dist/src/finance/money-table.js';
 import { rowsOf, type MoneyResult } from '../dist/src/finance/plan.js';
 import { ByteWriter, chunksOf, csvBytes, csvField } from '../dist/src/server/csv.js';
-import { ROOT } from './helpers/server.js';
+import { useFixtureCtx } from './helpers/fixture-ctx.js';
 
-type Ctx = Awaited<ReturnType<typeof loadFinance>>;
-let ctx: Ctx;
-beforeAll(async () => { ctx = await loadFinance(readConfig({ ...process.env, FINANCE_DATA: path.join(ROOT, 'fixtures/finance/v6'), WORKERS: '1' })); }, 60_000);
-afterAll(async () => { await ctx?.pool.close(); });
+const fixture = useFixtureCtx();
 
 const routes: MoneyRoute[] = [
   { verb: 'spending', flows: ['expenditure'], subtypeField: 'spend_subtype', withFlow: false },
@@ -41,6 +35,7 @@ function result(rows: Row[]): MoneyResult {
 
 describe('money table cells', () => {
   it('write what csvField and JSON.stringify write of each column value, for random rows and parameters', () => {
+    const ctx = fixture();
     const { catalog, engine } = ctx;
     const nCodes = catalog.codes.length;
     const row = fc.record({
