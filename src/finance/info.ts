@@ -53,7 +53,7 @@ export function health(req: RouteRequest<FinanceCtx>): Reply {
     open_streams: openStreams(),
     pool_jobs: ctx.pool.load,
     pool_batches: { messages: ctx.pool.batches, jobs: ctx.pool.batchedJobs },
-    csv_page_slots: { total: ctx.pages.total, free: ctx.pages.available },
+    csv_page_slots: { total: ctx.pages.total, free: ctx.pages.available, pages_in_slots: ctx.pages.leased, pages_without_slot: ctx.pages.missed },
     requests_in_flight: inFlight(),
     uptime_s: Math.round((Date.now() - ctx.startedAt) / 1000),
   }]));

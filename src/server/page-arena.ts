@@ -42,6 +42,9 @@ export class PageArena {
   private readonly state: Int32Array;
   private readonly free: number[];
   private nextToken = 1;
+  /** Leases granted, and requests for one that found every slot held (for /health). */
+  leased = 0;
+  missed = 0;
 
   constructor(count: number, slotBytes: number, private readonly threadGone: ThreadGone) {
     this.slots = { buffer: new SharedArrayBuffer(count * slotBytes), state: new SharedArrayBuffer(4 * count), slotBytes };
@@ -52,7 +55,8 @@ export class PageArena {
   /** A free slot, or null when every one is held. */
   acquire(): PageLease | null {
     const slot = this.free.pop();
-    if (slot === undefined) return null;
+    if (slot === undefined) { this.missed++; return null; }
+    this.leased++;
     const token = this.nextToken;
     this.nextToken = this.nextToken === 0x7fffffff ? 1 : this.nextToken + 1;
     Atomics.store(this.state, slot, token);
