@@ -6,6 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { planOf } from '../dist/src/finance/money.js';
 import type { MoneyRoute } from '../dist/src/finance/money-table.js';
+import { share } from '../dist/src/corpus/shared.js';
+import { governmentMajor, withGovMeta } from '../dist/src/finance/corpus-layout.js';
 import { attachFinance } from '../dist/workers/finance/corpus.js';
 import { money } from '../dist/workers/finance/money.js';
 import { loadFixtureCtx, useFixtureCtx, type FixtureCtx } from './helpers/fixture-ctx.js';
@@ -65,5 +67,56 @@ describe('government-major group columns (govMeta)', () => {
       }
     }
     expect(checked).toBe(v.nGroups);
+  }, 60_000);
+});
+
+describe('governmentMajor', () => {
+  it('moves each (government, year) group whole, in government then year order, and leaves govGroups the identity', () => {
+    // Year-major, as the loaders write: 2020's groups of govs 2, 0, then 2021's of govs 0, 1, 2.
+    const groups = [
+      { gov: 2, year: 2020, rows: [[5, 6, 100, 0], [7, 8, 200, 1]] },
+      { gov: 0, year: 2020, rows: [[9, 9, 300, 0]] },
+      { gov: 0, year: 2021, rows: [[1, 2, 400, 0], [3, 4, 500, 2], [5, 5, 600, 0]] },
+      { gov: 1, year: 2021, rows: [] as number[][] },
+      { gov: 2, year: 2021, rows: [[7, 7, 700, 1]] },
+    ];
+    const rows = groups.flatMap((g) => g.rows);
+    const gStart = [0];
+    for (const g of groups) gStart.push(gStart[gStart.length - 1]! + g.rows.length);
+    const stored = {
+      nRows: rows.length, nGroups: groups.length, nGov: 3,
+      code: share('u16', rows.map((r) => r[0]!)), hcode: share('u16', rows.map((r) => r[1]!)),
+      amt: share('i32', rows.map((r) => r[2]!)), flags: share('u8', rows.map((r) => r[3]!)),
+      gGov: share('u32', groups.map((g) => g.gov)), gYear: share('u16', groups.map((g) => g.year)),
+      gStart: share('u32', gStart), gPop: share('i32', groups.map((g) => g.gov * 10)), gPopYear: share('u16', groups.map((g) => g.year - 1)),
+      govGroupStart: share('u32', [0, 2, 3, 5]), govGroups: share('u32', [1, 2, 3, 0, 4]), // gov 0: groups 1, 2; gov 1: 3; gov 2: 0, 4
+    };
+    const v = attachFinance(withGovMeta(governmentMajor(stored)));
+    expect(Array.from(v.govGroups)).toEqual([0, 1, 2, 3, 4]);
+    expect(Array.from(v.gGov)).toEqual([0, 0, 1, 2, 2]);
+    expect(Array.from(v.gYear)).toEqual([2020, 2021, 2021, 2020, 2021]);
+    expect(Array.from(v.gPop)).toEqual([0, 0, 10, 20, 20]);
+    expect(Array.from(v.gPopYear)).toEqual([2019, 2020, 2020, 2019, 2020]);
+    expect(Array.from(v.gStart)).toEqual([0, 1, 4, 4, 6, 7]);
+    for (let k = 0; k < v.nGroups; k++) {
+      const want = groups.find((g) => g.gov === v.gGov[k] && g.year === v.gYear[k])!.rows;
+      const got = Array.from({ length: v.gStart[k + 1]! - v.gStart[k]! }, (_, j) => {
+        const r = v.gStart[k]! + j;
+        return [v.code[r], v.hcode[r], v.amt[r], v.flags[r]];
+      });
+      expect(got).toEqual(want);
+      expect([v.govMeta[4 * k]! >>> 0, v.govMeta[4 * k + 1]! >>> 0]).toEqual([v.gStart[k], v.gStart[k + 1]]);
+    }
+  });
+
+  it('is how the fixture is laid out, from parquet and from the load cache alike', async () => {
+    for (const from of ['parquet', 'cache'] as const) {
+      const loaded = await loadVia(from);
+      await loaded.pool.close();
+      const v = attachFinance(loaded.columns);
+      for (let k = 0; k < v.nGroups; k++) expect(v.govGroups[k]).toBe(k);
+      for (let k = 1; k < v.nGroups; k++) expect(v.gGov[k]! > v.gGov[k - 1]! || (v.gGov[k] === v.gGov[k - 1] && v.gYear[k]! > v.gYear[k - 1]!)).toBe(true);
+      expect(v.gStart[v.nGroups]).toBe(v.nRows);
+    }
   }, 60_000);
 });

@@ -51,9 +51,9 @@ export interface FinanceColumns {
   /**
    * Derived at load (never cached): each government's groups in govGroups
    * order as four i32 [start, end, pop, year << 16 | popYear] (start and end
-   * read back with >>> 0: row offsets are unsigned). One
-   * government's history is then a few adjacent cache lines; through the
-   * year-major columns it was several cache misses a year.
+   * read back with >>> 0: row offsets are unsigned). Groups are
+   * government-major (corpus-layout.ts governmentMajor), so govGroups is the
+   * identity; the job reads its groups through govMeta all the same.
    */
   govMeta: SharedColumn;
 }

@@ -1,9 +1,9 @@
 // Loads the long table into shared memory, laid out for per-government work.
 //
-// Rows are stored year by year (the partition order) and, within a year, by
-// government id, so each (government, year) is one contiguous run: a group.
-// govGroups lists each government's groups in year order, so a query for one
-// government over all years touches only its own rows. Strings never reach
+// Each loader writes its partitions' rows at their offsets, by government id
+// within a year, so each (government, year) is one contiguous run: a group.
+// Assembly (corpus-layout.ts) then moves rows and groups into government
+// order, so one government's whole history is contiguous. Strings never reach
 // the row columns: item codes and government ids are global integer ids,
 // remapped from each file's own dictionary once, here.
 

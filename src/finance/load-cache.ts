@@ -18,8 +18,8 @@ import type { FinanceColumns } from './columns.js';
 import { withGovMeta } from './corpus-layout.js';
 import { buildEngineCatalog } from './engine-catalog.js';
 
-// 2: rows inside a group are ordered by rowCategoryKey.
-const FORMAT = 'civicstream-finance-load-cache-2';
+// 2: rows inside a group are ordered by rowCategoryKey. 3: rows and groups are government-major (governmentMajor).
+const FORMAT = 'civicstream-finance-load-cache-3';
 const COLUMNS = ['code', 'hcode', 'amt', 'flags', 'gGov', 'gYear', 'gStart', 'gPop', 'gPopYear', 'govGroupStart', 'govGroups'] as const;
 
 const enabled = (): boolean => (process.env.CIVICSTREAM_LOAD_CACHE ?? 'on') !== 'off';
