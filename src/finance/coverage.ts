@@ -53,7 +53,7 @@ export interface CoverageRow {
   is_census_year: boolean;
 }
 
-export function coverageRows(years: number[], reporting: Uint32Array, expected: (year: number) => number): CoverageRow[] {
+export function coverageRows(years: number[], reporting: readonly number[], expected: (year: number) => number): CoverageRow[] {
   return years.map((year, i) => ({ year, n_units_reporting: reporting[i]!, n_units_expected: expected(year), is_census_year: isCensusYear(year) }));
 }
 

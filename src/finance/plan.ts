@@ -149,7 +149,7 @@ export interface MoneySummary {
   inconsistentGovs: number[];
   noPopulationGovs: number[];
   /** Per plan year (aligned with plan.years): governments contributing rows (the peer target not counted). */
-  reporting: Uint32Array;
+  reporting: number[];
   peerCells: PeerCell[];
 }
 

@@ -102,7 +102,7 @@ function merge(parts: MoneyResult[], plan: MoneyPlan): MoneyResult {
     inconsistentGovs: union((x) => x.inconsistentGovs),
     noPopulationGovs: union((x) => x.noPopulationGovs),
     // The parts cover consecutive blocks of plan.years, in order.
-    reporting: Uint32Array.from(s.flatMap((x) => [...x.reporting])),
+    reporting: s.flatMap((x) => x.reporting),
     peerCells: s.flatMap((x) => x.peerCells),
   };
   return { total: parts.reduce((n, p) => n + p.total, 0), rows, summary };

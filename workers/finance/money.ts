@@ -41,44 +41,29 @@ interface Acc {
 
 const EXP = FLOW_ID.expenditure, REV = FLOW_ID.revenue, BAL = FLOW_ID.balance;
 
-/** What a plan means in lookups, built once per job. */
-interface Ctx {
-  c: FinanceView;
-  e: EngineCatalog;
-  plan: MoneyPlan;
+/** What a plan's classification means in lookups: the same for every plan of one shape (shapeOf). */
+interface Shape {
   igSub: number;
   wantFlow: Uint8Array;
   inScope: Uint8Array[];
   keepCat: Uint8Array | null;
   /** In-group category keys to visit, ascending (EngineCatalog.codeKey); null: scan whole groups. */
   keys: number[] | null;
+  cells: Cells;
+}
+
+/** A job's lookups and counters. */
+interface Ctx extends Omit<Shape, 'cells'> {
+  c: FinanceView;
+  e: EngineCatalog;
+  plan: MoneyPlan;
   na: { rows: number; amount: number };
   rowsRead: number;
 }
 
 export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyResult {
-  const x: Ctx = {
-    c, e, plan,
-    igSub: e.subtypes.indexOf('intergovernmental'),
-    wantFlow: new Uint8Array(4),
-    inScope: [0, 1, 2, 3].map((f) => {
-      const a = new Uint8Array(e.subtypes.length + 1);
-      for (const s of plan.scope[f] ?? []) a[s] = 1;
-      return a;
-    }),
-    keepCat: plan.categories === null ? null : new Uint8Array(e.categories.length),
-    keys: null,
-    na: { rows: 0, amount: 0 },
-    rowsRead: 0,
-  };
-  for (const f of plan.flows) x.wantFlow[f] = 1;
-  if (x.keepCat) for (const id of plan.categories!) x.keepCat[id] = 1;
-  // Harmonized Direct/revenue legs for named categories read only those categories' rows (see aggregate).
-  if (plan.recipe === null && plan.harmonized && plan.categories !== null && !plan.igLeg && !x.wantFlow[BAL]) {
-    x.keys = [...new Set(plan.categories), e.categories.length + 1].sort((a, b) => a - b);
-  }
-
-  const cells = cellsFor(x);
+  const { cells, ...shape } = shapeOf(e, plan);
+  const x: Ctx = { c, e, plan, ...shape, na: { rows: 0, amount: 0 }, rowsRead: 0 };
   // Governments in output order (the peer target first), and their group for each requested year.
   const govs = [...new Set(plan.govs)].sort((a, b) =>
     (plan.peerTarget !== null ? Number(b === plan.peerTarget) - Number(a === plan.peerTarget) : 0) || e.govRank[a]! - e.govRank[b]!);
@@ -86,9 +71,9 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
   // A group is named by its place in govGroups: its row range and population are then read from
   // govMeta, where one government's groups are adjacent (see FinanceColumns.govMeta).
   const y0 = Y > 0 ? Math.min(...plan.years) : 0;
-  const yearIdx = new Int16Array(Y > 0 ? Math.max(...plan.years) - y0 + 1 : 0).fill(-1);
+  const yearIdx = scratch.yearIdx(Y > 0 ? Math.max(...plan.years) - y0 + 1 : 0);
   plan.years.forEach((y, i) => { yearIdx[y - y0] = i; });
-  const groupOf = new Int32Array(govs.length * Y).fill(-1);
+  const groupOf = scratch.groupOf(govs.length * Y);
   const gm = c.govMeta;
   govs.forEach((gov, gi) => {
     for (let k = c.govGroupStart[gov]!, end = c.govGroupStart[gov + 1]!; k < end; k++) {
@@ -119,19 +104,23 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
 
   const out = new RowBuilder();
   let total = 0;
-  // Presence marks of the fast path, with the list of what was marked (folding a whole array back is what cost).
-  const codeSeen = new Uint8Array(e.nCodes), catYearSeen = new Uint8Array(e.categories.length * Y);
+  // Presence marks of the fast path (this job's stamp), with the list of what was marked (folding a whole array back is what cost).
+  const mark = scratch.nextMark();
+  const codeSeen = scratch.codeSeen(e.nCodes), catYearSeen = scratch.catYearSeen(e.categories.length * Y);
   const codesMarked: number[] = [], catYearsMarked: number[] = [];
   const fast = fastPath(plan);
-  const yearsPresent: Record<number, number[]> = {};
+  // Per government (by its place in govs), the years it has rows in: walked in order, so a repeat is always the last.
+  const govYears: number[][] = [];
   const hasRows = new Uint8Array(govs.length);
-  const codes = new Set<number>(), aggregateYears = new Set<number>(), balanceSubs = new Set<number>(), popYears = new Set<number>();
+  // Years come in walk order (ascending): aggregateYears and presentYears only skip a repeat of their last.
+  const codes = new Set<number>(), aggregateYears: number[] = [], balanceSubs = new Set<number>(), popYears: number[] = [];
   const catYears = new Map<number, Set<number>>();
-  const presentYears = new Set<number>();
+  const presentYears: number[] = [];
+  const addYear = (list: number[], year: number): void => { if (list[list.length - 1] !== year) list.push(year); };
   const suggestHits = new Map<number, Set<number>>();
   const suppressedRecipes: Record<string, number[]> = {};
   const noPopulation = new Set<number>();
-  const reporting = new Uint32Array(Y);
+  const reporting = new Array<number>(Y).fill(0);
   const popCounts = { census_f33: 0, unavailable: 0 };
   const peerValues = new Map<string, { year: number; sub: number; cat: number; values: number[]; target: number | null }>();
   let rowsFilled = 0;
@@ -161,9 +150,9 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
         for (let k = 0; k < list.length; k++) {
           const cell = list[k]!;
           const flow = cells.cellFlow[cell]!, cat = cells.cellCat[cell]!, sub = cells.cellSub[cell]!;
-          if (cells.flags[cell]! & ROW_AGGREGATE) aggregateYears.add(year);
+          if (cells.flags[cell]! & ROW_AGGREGATE) addYear(aggregateYears, year);
           if (flow === BAL) balanceSubs.add(sub);
-          if (cat >= 0 && !catYearSeen[cat * Y + yi]) { catYearSeen[cat * Y + yi] = 1; catYearsMarked.push(cat * Y + yi); }
+          if (cat >= 0 && catYearSeen[cat * Y + yi] !== mark) { catYearSeen[cat * Y + yi] = mark; catYearsMarked.push(cat * Y + yi); }
           if (plan.subtype !== null && sub !== plan.subtype) continue;
           counted++;
           if (total >= plan.offset && total < plan.offset + plan.limit) {
@@ -174,12 +163,12 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
         // Every code a row of this group summed: the group's code stamps say which.
         for (let l = 0; l < cells.nCodeLinks; l++) {
           const code = cells.codeVal[l]!;
-          if (!codeSeen[code]) { codeSeen[code] = 1; codesMarked.push(code); }
+          if (codeSeen[code] !== mark) { codeSeen[code] = mark; codesMarked.push(code); }
         }
-        if (pop > 0) { popCounts.census_f33 += counted; if (counted) popYears.add(gm[4 * g + 3]! & 0xffff); } else popCounts.unavailable += counted;
-        presentYears.add(year);
+        if (pop > 0) { popCounts.census_f33 += counted; if (counted) popYears.push(gm[4 * g + 3]! & 0xffff); } else popCounts.unavailable += counted;
+        addYear(presentYears, year);
         hasRows[gi] = 1;
-        (yearsPresent[gov] ??= []).push(year);
+        (govYears[gi] ??= []).push(year);
         if (gov !== plan.peerTarget) reporting[yi]!++;
         continue;
       }
@@ -200,18 +189,17 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
         const isReported = a.vs !== VS_CENSUS_ZERO && a.vs !== VS_NOT_REPORTED;
         if (isReported) {
           for (const code of a.codes) codes.add(code);
-          if (a.flags & ROW_AGGREGATE) aggregateYears.add(year);
+          if (a.flags & ROW_AGGREGATE) addYear(aggregateYears, year);
           if (a.flow === BAL) balanceSubs.add(a.sub);
           if (a.cat >= 0) { let s = catYears.get(a.cat); if (!s) catYears.set(a.cat, (s = new Set())); s.add(year); }
-          presentYears.add(year);
+          addYear(presentYears, year);
           if (!hasRows[gi]) hasRows[gi] = 1;
-          const ys = (yearsPresent[gov] ??= []);
-          if (ys[ys.length - 1] !== year) ys.push(year); // years are walked in order, so a repeat is always the last
+          addYear((govYears[gi] ??= []), year);
         }
         if (plan.peerTarget !== null && isReported && pop > 0) addPeerValue(peerValues, a, pop, plan.peerTarget);
         contributed = true;
         if (plan.subtype !== null && a.sub !== plan.subtype) continue;
-        if (pop > 0) { popCounts.census_f33++; popYears.add(gm[4 * a.group + 3]! & 0xffff); } else popCounts.unavailable++;
+        if (pop > 0) { popCounts.census_f33++; popYears.push(gm[4 * a.group + 3]! & 0xffff); } else popCounts.unavailable++;
         if (total >= plan.offset && total < plan.offset + plan.limit) out.push(a, pop);
         total++;
       }
@@ -228,7 +216,9 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
     set.add(plan.years[k % Y]!);
   }
   const catsFound = [...catYears.keys()].sort((p, q) => catRank(e, p) - catRank(e, q));
-  const present = [...presentYears].sort((p, q) => p - q);
+  const present = presentYears;
+  const yearsPresent: Record<number, number[]> = {};
+  govYears.forEach((ys, gi) => { yearsPresent[govs[gi]!] = ys; });
   return {
     total,
     rows: out.finish(),
@@ -237,7 +227,7 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
       categoriesFound: catsFound,
       categoriesMissing: catsFound.map((cat): [number, number[]] => [cat, present.filter((y) => !catYears.get(cat)!.has(y))]).filter(([, ys]) => ys.length > 0),
       codesObserved: [...codes].sort((p, q) => p - q),
-      aggregateYears: [...aggregateYears].sort((p, q) => p - q),
+      aggregateYears,
       naRows: x.na.rows,
       rowsRead: x.rowsRead,
       naAmount: x.na.amount,
@@ -245,7 +235,7 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
       directSuppressed: Object.keys(suppressedRecipes).length > 0,
       suppressedRecipes,
       rowsFilled,
-      popYears: [...popYears].sort((p, q) => p - q),
+      popYears: sortedUnique(popYears),
       popCounts,
       balanceSubtypes: [...balanceSubs],
       govsWithoutRows: govs.filter((gov, gi) => !hasRows[gi] && !inconsistent.has(gov)),
@@ -290,8 +280,7 @@ class Cells {
   nTouched = 0;
   cur = 0;
 
-  constructor(public x: Ctx) {
-    const { e, plan, igSub, wantFlow, inScope, keepCat } = x;
+  constructor(e: EngineCatalog, plan: MoneyPlan, { igSub, wantFlow, inScope, keepCat }: Omit<Shape, 'cells' | 'keys'>) {
     const nCodes = e.nCodes;
     this.nSub = e.subtypes.length + 1;
     this.nCatSlots = e.categories.length + 2;
@@ -383,18 +372,87 @@ class Cells {
   }
 }
 
-/** Cells depend only on how a plan classifies rows; a worker keeps the last few (jobs run one at a time, so scratch is never shared). */
-const cellsCache = new Map<string, Cells>();
-function cellsFor(x: Ctx): Cells {
-  const p = x.plan;
-  const key = JSON.stringify([p.flows, p.scope, p.categories, p.allCategories, p.harmonized, p.igLeg, x.e.nCodes]);
-  let c = cellsCache.get(key);
-  if (c) { c.x = x; return c; }
-  c = new Cells(x);
-  if (cellsCache.size >= 64) cellsCache.delete(cellsCache.keys().next().value!);
-  cellsCache.set(key, c);
-  return c;
+/**
+ * A plan's lookups and scratch cells depend only on how it classifies rows; a
+ * worker keeps the last few shapes (jobs run one at a time, so scratch is
+ * never shared). Building them is most of a small job's cost.
+ */
+const shapes = new Map<string, Shape>();
+let last: { plan: MoneyPlan; e: EngineCatalog; shape: Shape } | null = null;
+function shapeOf(e: EngineCatalog, p: MoneyPlan): Shape {
+  // Traffic repeats shapes: comparing with the last plan's fields costs less than building the key.
+  if (last !== null && last.e === e && sameShape(last.plan, p)) return last.shape;
+  const shape = keyedShape(e, p);
+  last = { plan: p, e, shape };
+  return shape;
 }
+
+const sameList = (a: readonly number[] | null | undefined, b: readonly number[] | null | undefined): boolean => {
+  if (a === b) return true;
+  if (!a || !b || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+};
+const sameShape = (a: MoneyPlan, b: MoneyPlan): boolean =>
+  a.allCategories === b.allCategories && a.harmonized === b.harmonized && a.igLeg === b.igLeg && a.recipe === b.recipe &&
+  sameList(a.flows, b.flows) && sameList(a.categories, b.categories) &&
+  sameList(a.scope[1], b.scope[1]) && sameList(a.scope[2], b.scope[2]) && sameList(a.scope[3], b.scope[3]);
+
+function keyedShape(e: EngineCatalog, p: MoneyPlan): Shape {
+  const key = `${p.flows}|${p.scope[1]}|${p.scope[2]}|${p.scope[3]}|${p.categories}|${p.allCategories}|${p.harmonized}|${p.igLeg}|${p.recipe}|${e.nCodes}`;
+  let shape = shapes.get(key);
+  if (shape) return shape;
+  const wantFlow = new Uint8Array(4);
+  for (const f of p.flows) wantFlow[f] = 1;
+  const keepCat = p.categories === null ? null : new Uint8Array(e.categories.length);
+  if (keepCat) for (const id of p.categories!) keepCat[id] = 1;
+  const inScope = [0, 1, 2, 3].map((f) => {
+    const a = new Uint8Array(e.subtypes.length + 1);
+    for (const s of p.scope[f] ?? []) a[s] = 1;
+    return a;
+  });
+  const igSub = e.subtypes.indexOf('intergovernmental');
+  // Harmonized Direct/revenue legs for named categories read only those categories' rows (see aggregate).
+  const keys = p.recipe === null && p.harmonized && p.categories !== null && !p.igLeg && !wantFlow[BAL]
+    ? [...new Set(p.categories), e.categories.length + 1].sort((a, b) => a - b)
+    : null;
+  const lookups = { igSub, wantFlow, inScope, keepCat, keys };
+  shape = { ...lookups, cells: new Cells(e, p, lookups) };
+  if (shapes.size >= 64) shapes.delete(shapes.keys().next().value!);
+  shapes.set(key, shape);
+  return shape;
+}
+
+/**
+ * A worker's scratch arrays, grown as needed and reused by every job: a typed
+ * array above a few dozen bytes is allocated outside the heap, which cost a
+ * small job more than its walk. Presence marks compare with the job's own
+ * stamp, so they need no clearing.
+ */
+const scratch = new (class {
+  private mark = 0;
+  private groups = new Int32Array(256);
+  private years = new Int16Array(128);
+  private codes = new Uint32Array(0);
+  private catYears = new Uint32Array(0);
+  nextMark(): number { return ++this.mark; }
+  groupOf(n: number): Int32Array {
+    if (this.groups.length < n) this.groups = new Int32Array(n);
+    return this.groups.subarray(0, n).fill(-1);
+  }
+  yearIdx(n: number): Int16Array {
+    if (this.years.length < n) this.years = new Int16Array(n);
+    return this.years.subarray(0, n).fill(-1);
+  }
+  codeSeen(n: number): Uint32Array {
+    if (this.codes.length < n) this.codes = new Uint32Array(n);
+    return this.codes;
+  }
+  catYearSeen(n: number): Uint32Array {
+    if (this.catYears.length < n) this.catYears = new Uint32Array(Math.max(n, 2 * this.catYears.length));
+    return this.catYears;
+  }
+})();
 
 /** Aggregates one (government, year) group into the scratch cells. */
 function aggregate(x: Ctx, cells: Cells, gov: number, year: number, g: number): void {
@@ -562,6 +620,20 @@ function fill(x: Ctx, gov: number, year: number, type: number, g: number, rows: 
     filled++;
   }
   return filled;
+}
+
+/** The distinct values of a list, ascending: insertion sort, for the short, nearly ordered lists a job gathers (popyears follow years). */
+function sortedUnique(list: number[]): number[] {
+  for (let i = 1; i < list.length; i++) {
+    const v = list[i]!;
+    let j = i;
+    while (j > 0 && list[j - 1]! > v) { list[j] = list[j - 1]!; j--; }
+    list[j] = v;
+  }
+  let n = 0;
+  for (let i = 0; i < list.length; i++) if (n === 0 || list[n - 1] !== list[i]) list[n++] = list[i]!;
+  list.length = n;
+  return list;
 }
 
 const scopeOk = (scope: number, type: number): boolean => (scope === SCOPE_STATE ? type === 0 : scope === SCOPE_LOCAL ? type >= 1 && type <= 3 : true);
