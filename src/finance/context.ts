@@ -28,7 +28,7 @@ export interface FinanceCtx {
   balanceWindows: Record<string, [number, number]>;
   /** The series_breaks table indexed once: code-level breaks by fin_code, and the corpus-wide (code ALL) ones. */
   breaks: { byCode: Map<string, { id: string; year: number }[]>; corpus: { id: string; year: number }[] };
-  /** The long partitions as a DuckDB file list, for provenance SQL. */
+  /** read_parquet's file argument for the long partitions, for provenance SQL (sql.ts longFilesSql). */
   longFilesSql: string;
   textMemo: TextMemo;
   /** Shared slots the workers write CSV pages into (src/server/page-arena.ts). */

@@ -37,7 +37,7 @@ export function moneySql(ctx: FinanceCtx, q: SqlQuery): string {
       ].join(' AND ')})`;
   const where = `${cohort} AND l.year IN (${list(q.years)})`;
   const head =
-    `WITH long AS (SELECT * FROM read_parquet([${files}], hive_partitioning = false)), ` +
+    `WITH long AS (SELECT * FROM read_parquet(${files}, hive_partitioning = false)), ` +
     `sc AS (SELECT item_code, category, category_type, COALESCE(spend_subtype, revenue_subtype, balance_subtype) AS subtype FROM ${metadataTable(ctx, 'summary_categories')})`;
 
   if (q.recipe !== null) {

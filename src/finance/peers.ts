@@ -79,7 +79,7 @@ function peersSql(ctx: FinanceCtx, gid: number, c: Cohort, n: number): string {
   const g = ctx.catalog.governments[gid]!;
   const files = ctx.longFilesSql;
   return (
-    `WITH p AS (SELECT canonical_govid, max(population) AS population FROM read_parquet([${files}], hive_partitioning = false) ` +
+    `WITH p AS (SELECT canonical_govid, max(population) AS population FROM read_parquet(${files}, hive_partitioning = false) ` +
     `WHERE year = ${c.year} AND type = ${g.type} AND population > 0 GROUP BY canonical_govid) ` +
     `SELECT canonical_govid, population FROM p WHERE canonical_govid <> ${lit(g.canonical_govid)} ` +
     `AND population BETWEEN ${c.targetPopulation * POP_RANGE[0]} AND ${c.targetPopulation * POP_RANGE[1]} ` +

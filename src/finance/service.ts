@@ -20,7 +20,7 @@ import { readLoadCache, writeLoadCache } from './load-cache.js';
 import { NO_CODE } from './columns.js';
 import { buildEngineCatalog } from './engine-catalog.js';
 import { newTextMemo, tableNames } from './table-ctx.js';
-import { mirrorFile } from './sql.js';
+import { longFilesSql } from './sql.js';
 import { financeRoutes } from './routes.js';
 import { withFaultHook } from './fault-route.js';
 import { VERSION } from '../version.js';
@@ -71,7 +71,7 @@ export async function loadFinance(config: Config): Promise<FinanceCtx> {
     cohorts: new Map(),
     counts: new Map(),
     breaks: indexBreaks(catalog),
-    longFilesSql: catalog.manifest.partitions.map((p) => mirrorFile({ mirrorUrl: config.mirrorUrl ?? dir }, p.path)).join(', '),
+    longFilesSql: longFilesSql({ mirrorUrl: config.mirrorUrl ?? dir }, catalog.manifest.partitions),
     routes: withFaultHook(financeRoutes, config.testFaults),
     startedAt: Date.now(),
     workers: config.workers,
