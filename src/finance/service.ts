@@ -21,6 +21,7 @@ import { NO_CODE } from './columns.js';
 import { buildEngineCatalog } from './engine-catalog.js';
 import { newTextMemo, tableNames } from './table-ctx.js';
 import { longFilesSql } from './sql.js';
+import { collectGarbage } from '../corpus/shared.js';
 import { financeRoutes } from './routes.js';
 import { withFaultHook } from './fault-route.js';
 import { VERSION } from '../version.js';
@@ -38,6 +39,8 @@ export async function loadFinance(config: Config): Promise<FinanceCtx> {
   const catalog = await runLoader<Catalog>(dir, { job: 'catalog', dir });
   const cached = await readLoadCache(catalog);
   const { columns, loaders } = cached ? { columns: cached, loaders: 0 } : await loadColumns(catalog, config.workers);
+  // The year-major columns the layout replaced are garbage now: free them before the server reports its memory.
+  if (!cached) collectGarbage();
   const stats = statsOf(columns, performance.now() - t0, loaders);
   const engine = buildEngineCatalog(catalog);
   // The arena frees a slot whose writer's job was aborted once that worker thread has stopped.
