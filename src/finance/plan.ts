@@ -9,6 +9,7 @@ export const RECIPE_SUBTYPE_ID = 255;
 
 export interface MoneyPlan {
   govs: number[];
+  /** Ascending, as the years parser gives them: the job lists the years it finds in the order it walks them. */
   years: number[];
   /** Flow ids to compute (1 expenditure, 2 revenue, 3 balance). /profile asks for two. */
   flows: number[];

@@ -396,10 +396,11 @@ const sameList = (a: readonly number[] | null | undefined, b: readonly number[] 
 const sameShape = (a: MoneyPlan, b: MoneyPlan): boolean =>
   a.allCategories === b.allCategories && a.harmonized === b.harmonized && a.igLeg === b.igLeg && a.recipe === b.recipe &&
   sameList(a.flows, b.flows) && sameList(a.categories, b.categories) &&
-  sameList(a.scope[1], b.scope[1]) && sameList(a.scope[2], b.scope[2]) && sameList(a.scope[3], b.scope[3]);
+  sameList(a.scope[0], b.scope[0]) && sameList(a.scope[1], b.scope[1]) && sameList(a.scope[2], b.scope[2]) && sameList(a.scope[3], b.scope[3]);
 
 function keyedShape(e: EngineCatalog, p: MoneyPlan): Shape {
-  const key = `${p.flows}|${p.scope[1]}|${p.scope[2]}|${p.scope[3]}|${p.categories}|${p.allCategories}|${p.harmonized}|${p.igLeg}|${p.recipe}|${e.nCodes}`;
+  // Every field sameShape compares, and only those (inScope reads the scope of flow ids 0-3).
+  const key = `${p.flows}|${p.scope[0]}|${p.scope[1]}|${p.scope[2]}|${p.scope[3]}|${p.categories}|${p.allCategories}|${p.harmonized}|${p.igLeg}|${p.recipe}|${e.nCodes}`;
   let shape = shapes.get(key);
   if (shape) return shape;
   const wantFlow = new Uint8Array(4);
