@@ -3,6 +3,8 @@ import { searchBox } from '/explore/search.js';
 
 const $ = (id) => document.getElementById(id);
 let current = null, rows = [], YEARS = [];
+// Loads overlap when the user changes model and interval quickly: only the latest may paint (as in search.js).
+let loading = 0;
 
 // Models as the service lists them; the first fitted in every school year is the default view (the service's default covers one year).
 const models = fetch('/api/v1/models').then((r) => r.json()).then((r) => {
@@ -25,7 +27,10 @@ async function load() {
   if (!current) return;
   await models;
   const call = `/api/v1/estimates/${current.leaid}?model=${$('model').value}&interval=${$('interval').value}`;
-  rows = (await (await fetch(call)).json()).data ?? [];
+  const mine = ++loading;
+  const answer = (await (await fetch(call)).json()).data ?? [];
+  if (mine !== loading) return; // a newer load is on its way
+  rows = answer;
   const first = $('race').options.length === 0;
   fill($('race'), [...new Set(rows.map((r) => r.race))]);
   fill($('sex'), [...new Set(rows.map((r) => r.sex))]);

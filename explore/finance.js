@@ -4,6 +4,8 @@ import { searchBox } from '/explore/search.js';
 const $ = (id) => document.getElementById(id);
 const money = (v) => (Math.abs(v) >= 1e9 ? `${(v / 1e9).toFixed(1)}B` : Math.abs(v) >= 1e6 ? `${(v / 1e6).toFixed(1)}M` : Math.abs(v) >= 1e3 ? `${(v / 1e3).toFixed(1)}k` : v.toFixed(v < 10 ? 2 : 0));
 let current = null;
+// Draws overlap when the user changes two settings quickly: only the latest may paint (as in search.js).
+let drawing = 0;
 
 function series(rows, field) {
   const byYear = new Map();
@@ -21,7 +23,9 @@ async function draw() {
   const q = `category=All%20Categories&adjust=${adjust}&per_capita=${perCapita}`;
   const spendingCall = `/api/v1/governments/${current.canonical_govid}/spending?${q}`;
   const revenueCall = `/api/v1/governments/${current.canonical_govid}/revenue?${q}`;
+  const mine = ++drawing;
   const [s, r] = await Promise.all([spendingCall, revenueCall].map(async (u) => (await fetch(u)).json()));
+  if (mine !== drawing) return; // a newer draw is on its way
   const field = perCapita ? (adjust === 'real' ? 'amt_per_capita_real' : 'amt_per_capita_nominal') : adjust === 'real' ? 'amt_real' : 'amt_nominal';
   $('title').textContent = `${current.gov_name} (${current.canonical_govid})`;
   chart($('chart'), [
