@@ -122,7 +122,8 @@ export function assemble(cat: Catalog, rows: PartitionJob['columns'], nRows: num
  * its 56 groups lay apart and each cost its own cache misses, which bounded
  * the per-government query by memory latency. A fleet query walks groups
  * year by year either way and pays one jump per group instead.
- * One column at a time, so start-up holds at most one column twice.
+ * The year-major columns stay allocated until V8 collects them: start-up
+ * (service.ts) runs one full GC right after, so RSS does not count both.
  */
 export function governmentMajor(c: StoredFinanceColumns): StoredFinanceColumns {
   const n = c.nGroups;
