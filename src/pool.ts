@@ -140,7 +140,10 @@ export class Pool {
       if (o.ok) p.resolve(o.value);
       else p.reject(Object.assign(new Error(o.message), { stack: o.stack }));
     };
-    (this.piscina.run(chunk.map((p) => p.item), { name: 'batch' }) as Promise<BatchOutcome[]>).then(
+    // A loop, not chunk.map: once optimized, map returns a holey array, which is posted index by index (a sparse array).
+    const items: BatchItem[] = [];
+    for (const p of chunk) items.push(p.item);
+    (this.piscina.run(items, { name: 'batch' }) as Promise<BatchOutcome[]>).then(
       (outcomes) => chunk.forEach((p, i) => settle(p, outcomes[i]!)),
       (err) => {
         // The worker died mid-batch. Each job is pure, so the others are run

@@ -67,14 +67,17 @@ const JOBS: Record<JobName, (a: never) => unknown> = {
 
 /** Several small jobs in one message (see Pool.runSmall); a job that throws fails alone. */
 export function batch(items: BatchItem[]): BatchOutcome[] {
-  return items.map((it) => {
+  // A loop, not items.map: once optimized, map returns a holey array, which is posted back index by index (a sparse array).
+  const out: BatchOutcome[] = [];
+  for (const it of items) {
     try {
-      return { ok: true, value: JOBS[it.name](it.args as never) };
+      out.push({ ok: true, value: JOBS[it.name](it.args as never) });
     } catch (e) {
       const err = e instanceof Error ? e : new Error(String(e));
-      return { ok: false, message: err.message, stack: err.stack };
+      out.push({ ok: false, message: err.message, stack: err.stack });
     }
-  });
+  }
+  return out;
 }
 
 export const ping = (): JobResult<'ping'> => ({ threadId });

@@ -72,7 +72,9 @@ export function moneyProvenance(ctx: FinanceCtx, p: ProvenanceInput, s: MoneySum
   const absence: Record<string, string> = {};
   if (p.complete) for (const y of p.years) absence[String(y)] = e.censusZeroYears.includes(y) ? 'census_zero' : 'not_reported';
 
-  const out: Record<string, unknown> = {
+  // One literal (spreads for the optional keys), not keys added to an object one by one: past a dozen added
+  // keys V8 keeps an object as a dictionary, and JSON.stringify then takes its slow path through every key.
+  return {
     verb: p.verb,
     call: p.call,
     target: { canonical_govid: p.govids, gov_name: p.govNames },
@@ -80,14 +82,14 @@ export function moneyProvenance(ctx: FinanceCtx, p: ProvenanceInput, s: MoneySum
     category: p.category,
     basis: p.basis,
     basis_note: p.basisNote,
-  };
-  if (direct) {
-    out.expenditure_concept = p.expenditureConcept;
-    out.expenditure_concept_note = conceptNote;
-    out.expenditure_concept_direct_suppressed = p.igLeg && p.allCategories ? null : p.igLeg ? s.directSuppressed : false;
-  }
-  if (p.flows.includes('revenue') && p.revenueConcept !== null) out.revenue_concept = p.revenueConcept;
-  Object.assign(out, {
+    ...(direct
+      ? {
+          expenditure_concept: p.expenditureConcept,
+          expenditure_concept_note: conceptNote,
+          expenditure_concept_direct_suppressed: p.igLeg && p.allCategories ? null : p.igLeg ? s.directSuppressed : false,
+        }
+      : {}),
+    ...(p.flows.includes('revenue') && p.revenueConcept !== null ? { revenue_concept: p.revenueConcept } : {}),
     harmonization: {
       applied: p.basis === 'harmonized',
       na_rows_excluded: p.basis === 'harmonized' ? s.naRows : 0,
@@ -109,8 +111,7 @@ export function moneyProvenance(ctx: FinanceCtx, p: ProvenanceInput, s: MoneySum
     balance_caveats: p.flows.includes('balance') ? balanceCaveats(ctx, s, p.years) : null,
     manifest: manifestBlock(ctx),
     sql_query: p.sql,
-  });
-  return out;
+  };
 }
 
 export const subtypeColumn = (flow: Flow): string => (flow === 'expenditure' ? 'spend_subtype' : flow === 'revenue' ? 'revenue_subtype' : 'balance_subtype');

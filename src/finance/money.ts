@@ -30,11 +30,8 @@ export function planOf(ctx: FinanceCtx, route: MoneyRoute, q: MoneyQuery): Money
   const concept = (p.expenditure_concept as ExpenditureConcept | undefined) ?? 'primary';
   const revConcept = (p.revenue_concept as RevenueConcept | undefined) ?? 'general';
   const ids = (names: readonly string[]): number[] => names.map((n) => e.subtypes.indexOf(n));
-  const scope: Record<number, number[]> = {
-    [FLOW_ID.expenditure]: ids(EXPENDITURE_CONCEPTS[concept]),
-    [FLOW_ID.revenue]: ids(REVENUE_CONCEPTS[revConcept]),
-    [FLOW_ID.balance]: ids(SUBTYPES.balance),
-  };
+  // Indexed by flow id (expenditure 1, revenue 2, balance 3): an array, as an object with number keys crosses threads slowly.
+  const scope: number[][] = [[], ids(EXPENDITURE_CONCEPTS[concept]), ids(REVENUE_CONCEPTS[revConcept]), ids(SUBTYPES.balance)];
   const basis = p.basis as 'raw' | 'harmonized';
   const limit = p.limit as number;
   return {

@@ -14,8 +14,8 @@ export interface MoneyPlan {
   /** Flow ids to compute (1 expenditure, 2 revenue, 3 balance). /profile asks for two. */
   flows: number[];
   harmonized: boolean;
-  /** Subtype ids each flow may return (the concept's scope). Indexed by flow id. */
-  scope: Record<number, number[]>;
+  /** Subtype ids each flow may return (the concept's scope). Indexed by flow id (FLOW_ID; 0 is unused and empty). */
+  scope: number[][];
   /** Add the intergovernmental expenditure leg (expenditure_concept=total). */
   igLeg: boolean;
   /** Category ids to keep; null keeps every category. */

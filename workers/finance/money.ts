@@ -120,7 +120,8 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
   const suggestHits = new Map<number, Set<number>>();
   const suppressedRecipes: Record<string, number[]> = {};
   const noPopulation = new Set<number>();
-  const reporting = new Array<number>(Y).fill(0);
+  // Packed, not new Array(Y): a holey array is posted to the main thread index by index (as a sparse array).
+  const reporting = Array.from({ length: Y }, () => 0);
   const popCounts = { census_f33: 0, unavailable: 0 };
   const peerValues = new Map<string, { year: number; sub: number; cat: number; values: number[]; target: number | null }>();
   let rowsFilled = 0;
