@@ -14,6 +14,8 @@ export interface Config {
   financeData: string;
   arrestsData: string;
   workers: number;
+  /** Threads serving the finance API on its one port (src/front.ts); 1 serves it on the main thread. */
+  frontThreads: number;
   mirrorUrl: string | null;
   arrestsMirrorUrl: string | null;
   accessLog: boolean;
@@ -38,7 +40,8 @@ export const CONFIG_VARS: ConfigVar[] = [
   { env: 'HOST', default: '127.0.0.1', description: 'Address both services listen on (0.0.0.0 in the container).' },
   { env: 'FINANCE_DATA', default: 'fixtures/finance/v6', description: 'Finance mirror directory (manifest.json, data/long/year=YYYY/part-0.parquet, metadata tables).' },
   { env: 'ARRESTS_DATA', default: 'fixtures/arrests', description: 'School arrest-rate draws mirror directory.' },
-  { env: 'WORKERS', default: 'the core count', description: 'Worker threads in the pool (start-up decodes the mirror on every core whatever this is).' },
+  { env: 'WORKERS', default: 'the core count', description: 'Worker threads in the pool, shared out among the front threads (at least one each; start-up decodes the mirror on every core whatever this is).' },
+  { env: 'FRONT_THREADS', default: 'the core count', description: 'Threads serving the finance API on its one port, each with its own share of the pool, response cache and CSV page slots, running the small jobs (one government\'s history) itself; 1 serves it on the main thread, every job on the pool.' },
   { env: 'MIRROR_URL', default: 'absolute path of FINANCE_DATA', description: 'Public mirror address written into provenance SQL.' },
   { env: 'ARRESTS_MIRROR_URL', default: 'absolute path of ARRESTS_DATA', description: 'Mirror address of the school draws written into /draws answers and provenance SQL.' },
   { env: 'RESPONSE_CACHE_MB', default: '64', description: 'Memory for cached JSON answers (the data is immutable, so an answer is reused until the process ends); 0 turns it off.' },
@@ -74,6 +77,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     financeData: dataDir(env.FINANCE_DATA, 'fixtures/finance/v6'),
     arrestsData: dataDir(env.ARRESTS_DATA, 'fixtures/arrests'),
     workers: int(env, 'WORKERS', os.availableParallelism(), 1, 256),
+    frontThreads: int(env, 'FRONT_THREADS', os.availableParallelism(), 1, 64),
     mirrorUrl: env.MIRROR_URL || null,
     arrestsMirrorUrl: env.ARRESTS_MIRROR_URL || null,
     accessLog: (env.ACCESS_LOG ?? 'true') !== 'false',

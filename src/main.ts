@@ -2,32 +2,48 @@
 // mirrors, starts the pool, then listens: the finance API on FINANCE_PORT and
 // the school arrest-rate API on ARRESTS_PORT. Prints one JSON line per
 // service when it is ready; refuses to start on any data fault.
+//
+// With FRONT_THREADS above 1 the finance API is served by that many front
+// threads on the one port (src/front.ts); this thread loads the corpus once,
+// serves the school API and supervises them.
 
-import { readConfig } from './config.js';
+import net from 'node:net';
+import { Worker } from 'node:worker_threads';
+import { readConfig, type Config } from './config.js';
 import { LoadError } from './corpus/load-error.js';
-import { loadFinance, financeService } from './finance/service.js';
+import { loadFinance, loadFinanceData, financeService, type FinanceData } from './finance/service.js';
 import { loadArrests, arrestsService } from './arrests/service.js';
 import { buildApp, drain, inFlight } from './server/http.js';
 import { loadUws, type UWS } from './server/uws.js';
+import type { FrontData, FrontEvent } from './front.js';
+
+/** How the finance API runs: on this thread, or on front threads. */
+interface FinanceServer {
+  port: number;
+  extra: Record<string, unknown>;
+  stopListening(): void;
+  /** What the front threads had in flight at the stop and left unfinished (this thread's own requests are drained by main). */
+  drained(): Promise<{ inFlightAtSignal: number; drained: 'idle' | 'timeout'; unfinished: number }>;
+  close(): Promise<void>;
+}
 
 async function main(): Promise<void> {
   const t0 = performance.now();
   const config = readConfig();
   const uws = loadUws();
-  const [finance, arrests] = await Promise.all([loadFinance(config), loadArrests(config)]);
-  const sockets: UWS.us_listen_socket[] = [];
-  const announce = async (service: string, app: UWS.TemplatedApp, port: number, extra: Record<string, unknown>): Promise<void> => {
-    const sock = await listenOn(uws, app, config.host, port);
-    sockets.push(sock);
+  const [finance, arrests] = await Promise.all([
+    config.frontThreads > 1 ? startFronts(config) : startHere(uws, config),
+    loadArrests(config),
+  ]);
+  const line = (service: string, port: number, extra: Record<string, unknown>): void => {
     process.stdout.write(`${JSON.stringify({
-      event: 'listening', service, host: config.host, port: uws.us_socket_local_port(sock as unknown as UWS.us_socket),
+      event: 'listening', service, host: config.host, port,
       startup_ms: Math.round(performance.now() - t0), workers: config.workers, rss_bytes: process.memoryUsage.rss(), ...extra,
     })}\n`);
   };
-  await announce('finance', buildApp(uws, financeService(finance, config)), config.financePort, {
-    load_ms: Math.round(finance.stats.ms), loader_threads: finance.stats.loaders, rows: finance.stats.rows, shared_bytes: finance.stats.sharedBytes,
-  });
-  await announce('arrests', buildApp(uws, arrestsService(arrests, config)), config.arrestsPort, {
+  line('finance', finance.port, finance.extra);
+  const arrestsSock = await listenOn(uws, buildApp(uws, arrestsService(arrests, config)), config.host, config.arrestsPort);
+  line('arrests', uws.us_socket_local_port(arrestsSock as unknown as UWS.us_socket), {
     districts: arrests.districts.length, draw_rows: arrests.summaries.build.rows, summaries: arrests.summaries.build,
   });
 
@@ -36,17 +52,123 @@ async function main(): Promise<void> {
   const stop = (): void => {
     if (stopping) return;
     stopping = true;
-    for (const s of sockets) uws.us_listen_socket_close(s);
-    const inFlightAtSignal = inFlight();
-    void drain(config.shutdownGraceMs)
-      .then((how) => {
-        process.stdout.write(`${JSON.stringify({ event: 'shutdown', in_flight_at_signal: inFlightAtSignal, drained: how, unfinished: inFlight() })}\n`);
-        return finance.pool.close();
+    uws.us_listen_socket_close(arrestsSock);
+    finance.stopListening();
+    const here = inFlight();
+    void Promise.all([finance.drained(), drain(config.shutdownGraceMs)])
+      .then(async ([f, how]) => {
+        process.stdout.write(`${JSON.stringify({
+          event: 'shutdown', in_flight_at_signal: here + f.inFlightAtSignal, drained: how === 'idle' && f.drained === 'idle' ? 'idle' : 'timeout', unfinished: inFlight() + f.unfinished,
+        })}\n`);
+        await finance.close();
       })
       .finally(() => process.exit(0));
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+}
+
+/** The finance API on this thread, its jobs on the pool. */
+async function startHere(uws: typeof UWS, config: Config): Promise<FinanceServer> {
+  const ctx = await loadFinance(config);
+  const sock = await listenOn(uws, buildApp(uws, financeService(ctx, config)), config.host, config.financePort);
+  return {
+    port: uws.us_socket_local_port(sock as unknown as UWS.us_socket),
+    extra: { load_ms: Math.round(ctx.stats.ms), loader_threads: ctx.stats.loaders, rows: ctx.stats.rows, shared_bytes: ctx.stats.sharedBytes, front_threads: 1 },
+    stopListening: () => uws.us_listen_socket_close(sock),
+    drained: () => Promise.resolve({ inFlightAtSignal: 0, drained: 'idle', unfinished: 0 }),
+    close: () => ctx.pool.close(),
+  };
+}
+
+/**
+ * The finance API on config.frontThreads front threads sharing one port. The
+ * corpus is loaded here once: its columns are shared memory, so every thread
+ * reads the same bytes; each gets its own copy of the catalog.
+ */
+async function startFronts(config: Config): Promise<FinanceServer> {
+  let data: FinanceData | null = await loadFinanceData(config);
+  const extra = { load_ms: Math.round(data.stats.ms), loader_threads: data.stats.loaders, rows: data.stats.rows, shared_bytes: data.stats.sharedBytes, front_threads: config.frontThreads };
+  const share = frontShare(config);
+  const threads: Worker[] = [];
+  const stopped: Promise<Extract<FrontEvent, { event: 'stopped' }>>[] = [];
+  let stopping = false;
+  // A front thread that fails or dies takes the service down, as the process would were its code on this thread.
+  const down = (why: string): void => {
+    process.stderr.write(`civicstream: a finance front thread ${why}; exiting.\n`);
+    process.exit(1);
+  };
+  /** A front thread, resolved once it has built its context; listen() then starts it on a port. */
+  const spawn = (): Promise<{ listen(port: number): Promise<number> }> => new Promise((ready, fail) => {
+    const w = new Worker(new URL('./front.js', import.meta.url), { workerData: { config: share, data: data! } satisfies FrontData });
+    threads.push(w);
+    // Until it listens, a failure fails its start (the server refuses to start); after, it takes the service down.
+    let listening: { resolve(port: number): void; reject(e: Error): void } | null = null;
+    let started = false;
+    stopped.push(new Promise((done) => w.on('message', (e: FrontEvent) => { if (e.event === 'stopped') done(e); })));
+    w.on('message', (e: FrontEvent) => {
+      if (e.event === 'ready') {
+        started = true;
+        ready({ listen: (port) => new Promise((resolve, reject) => { listening = { resolve, reject }; w.postMessage({ listen: port }); }) });
+      } else if (e.event === 'listening') {
+        listening?.resolve(e.port);
+        listening = null;
+      } else if (e.event === 'failed') {
+        if (!started) fail(new Error(e.message));
+        else if (listening) listening.reject(new Error(e.message));
+        else down(`failed: ${e.message}`);
+      }
+    });
+    w.on('error', (err) => (started ? down(`failed: ${err.message}`) : fail(err)));
+    w.on('exit', (code) => { if (!stopping) down(`stopped (exit code ${code})`); });
+  });
+  // Every thread builds its context at once, then all listen on one port. uWS shares a port between
+  // sockets (SO_REUSEPORT) only when it is given a number, so port 0 is resolved here first.
+  const fronts = await Promise.all(Array.from({ length: config.frontThreads }, spawn));
+  const port = config.financePort === 0 ? await freePort(config.host) : config.financePort;
+  await Promise.all(fronts.map((f) => f.listen(port)));
+  // The catalog's copy on this thread is not needed once every front thread has its own.
+  data = null;
+  return {
+    port, extra,
+    stopListening: () => {
+      stopping = true;
+      for (const w of threads) w.postMessage('stop');
+    },
+    drained: async () => {
+      const all = await Promise.all(stopped);
+      return {
+        inFlightAtSignal: all.reduce((n, e) => n + e.inFlightAtSignal, 0),
+        drained: all.every((e) => e.drained === 'idle') ? 'idle' : 'timeout',
+        unfinished: all.reduce((n, e) => n + e.unfinished, 0),
+      };
+    },
+    // Each front thread closed its pool before it reported stopped; the process exit ends the threads.
+    close: () => Promise.resolve(),
+  };
+}
+
+/** One front thread's share of the pool, the response cache and the CSV page slots. */
+function frontShare(config: Config): Config {
+  const n = config.frontThreads;
+  return {
+    ...config,
+    workers: Math.max(1, Math.round(config.workers / n)),
+    responseCacheMb: config.responseCacheMb === 0 ? 0 : Math.max(1, Math.floor(config.responseCacheMb / n)),
+    csvPageSlots: Math.ceil(config.csvPageSlots / n),
+  };
+}
+
+/** A port free on host now (the kernel's pick for port 0). */
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, host, () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
 }
 
 function listenOn(uws: typeof UWS, app: UWS.TemplatedApp, host: string, port: number): Promise<UWS.us_listen_socket> {

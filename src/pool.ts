@@ -10,13 +10,19 @@
 
 import { Piscina } from 'piscina';
 import { apiError } from './server/errors.js';
-import type { BatchItem, BatchOutcome, JobName, JobArgs, JobResult } from '../workers/index.js';
+import type { BatchItem, BatchOutcome, JobName, JobArgs, JobResult, JobTable } from '../workers/jobs.js';
 
 export interface PoolOptions {
   workers: number;
   workerData: unknown;
   /** Jobs that may wait for a worker; past it a job is refused at once (503), so latency and memory stay bounded. */
   maxQueue: number;
+  /**
+   * Small jobs this thread runs itself when runSmall is asked for them (a
+   * front thread's; see src/front.ts). Only pure jobs belong here: a job that
+   * could take its thread down (the fault hook) always goes to the pool.
+   */
+  inline?: Partial<JobTable>;
 }
 
 interface Pending {
@@ -42,15 +48,18 @@ export class Pool {
   private outstanding = 0;
   private pending: Pending[] = [];
   private flushScheduled = false;
-  /** Batch messages posted, and the small jobs they carried (reported by /health). */
+  /** Batch messages posted, the small jobs they carried, and the small jobs run inline (reported by /health). */
   batches = 0;
   batchedJobs = 0;
+  inlineJobs = 0;
+  private readonly inline: Partial<JobTable>;
   /** Each live worker thread's exit, by threadId (see threadGone). */
   private readonly exits = new Map<number, Promise<void>>();
 
   constructor(o: PoolOptions) {
     this.capacity = o.workers + o.maxQueue;
     this.workers = o.workers;
+    this.inline = o.inline ?? {};
     this.piscina = new Piscina({
       filename: new URL('../workers/index.js', import.meta.url).href,
       minThreads: o.workers,
@@ -101,6 +110,8 @@ export class Pool {
    * unposted if its signal fires first.
    */
   runSmall<N extends JobName>(name: N, args: JobArgs<N>, signal?: AbortSignal): Promise<JobResult<N>> {
+    const here = this.inline[name] as ((a: JobArgs<N>) => JobResult<N>) | undefined;
+    if (here !== undefined) return this.runHere(here, args, signal);
     let done: () => void;
     try { done = this.admit(); } catch (e) { return Promise.reject(e); }
     const job = new Promise<unknown>((resolve, reject) => {
@@ -116,6 +127,21 @@ export class Pool {
       setImmediate(() => { this.flushScheduled = false; this.flush(); });
     }
     return job;
+  }
+
+  /**
+   * A small job run on this thread, now: tens of microseconds of work, which
+   * costs less than the round trip to a worker (the copies of the plan and
+   * the result, the wake-ups, the promise on both sides).
+   */
+  private runHere<N extends JobName>(job: (a: JobArgs<N>) => JobResult<N>, args: JobArgs<N>, signal?: AbortSignal): Promise<JobResult<N>> {
+    if (signal?.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
+    this.inlineJobs++;
+    try {
+      return Promise.resolve(job(args));
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   private flush(): void {

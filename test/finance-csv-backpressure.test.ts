@@ -17,7 +17,8 @@ let s: Running;
 const health = async () => (await get('/api/v1/health', undefined, s.url)).body.data[0];
 
 // The queue bound is lifted: this server tests memory under held streams, not overload (overload.test.ts does).
-beforeAll(async () => { s = await startServer({ WORKERS: '2', POOL_QUEUE: '1000' }); });
+// One front thread, so /health counts every stream of the test (each front thread counts its own).
+beforeAll(async () => { s = await startServer({ WORKERS: '2', POOL_QUEUE: '1000', FRONT_THREADS: '1' }); });
 afterAll(async () => { await s?.stop(); });
 
 describe('CSV backpressure', () => {

@@ -31,11 +31,12 @@ async function slotsBack(s: Running): Promise<{ total: number; free: number }> {
   return { total: h.csv_page_slots.total, free: h.csv_page_slots.free };
 }
 
+// One front thread each, so /health counts every page of the test (each front thread has its own slots).
 beforeAll(async () => {
   [one, none, hurried] = await Promise.all([
-    startServer({ CSV_PAGE_SLOTS: '1' }),
-    startServer({ CSV_PAGE_SLOTS: '0' }),
-    startServer({ CSV_PAGE_SLOTS: '2', REQUEST_TIMEOUT_MS: '15' }),
+    startServer({ CSV_PAGE_SLOTS: '1', FRONT_THREADS: '1' }),
+    startServer({ CSV_PAGE_SLOTS: '0', FRONT_THREADS: '1' }),
+    startServer({ CSV_PAGE_SLOTS: '2', REQUEST_TIMEOUT_MS: '15', FRONT_THREADS: '1' }),
   ]);
 }, 60_000);
 afterAll(async () => { await Promise.all([one?.stop(), none?.stop(), hurried?.stop()]); });

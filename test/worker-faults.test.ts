@@ -1,7 +1,9 @@
 // Worker faults: a job that throws, or a worker thread that dies mid-task,
 // costs that one request a logged 500 envelope with its request id; the pool
 // replaces the worker and the next requests succeed. The hook that injects
-// the fault cannot be enabled in production.
+// the fault cannot be enabled in production. One front thread, so /health
+// and the log describe every request of a test (front-threads.test.ts covers
+// a fault with several).
 
 import { describe, expect, it } from 'vitest';
 import { expectErrorEnvelope, financeUrl, get } from './helpers/http.js';
@@ -9,7 +11,7 @@ import { runToExit, startServer } from './helpers/server.js';
 
 describe('worker faults', () => {
   it('a throwing job and a dying worker each give one 500 with the request id; the pool recovers', async () => {
-    const s = await startServer({ WORKERS: '1', CIVICSTREAM_FAULTS: '1', RESPONSE_CACHE_MB: '0' });
+    const s = await startServer({ WORKERS: '1', CIVICSTREAM_FAULTS: '1', RESPONSE_CACHE_MB: '0', FRONT_THREADS: '1' });
     let stderr = '';
     s.proc.stderr!.on('data', (d) => { stderr += d; });
     const got = (p: string) => get(p, undefined, s.url);
@@ -32,7 +34,7 @@ describe('worker faults', () => {
   });
 
   it('a fault inside a batch of small jobs fails only its own request', async () => {
-    const s = await startServer({ WORKERS: '2', CIVICSTREAM_FAULTS: '1', RESPONSE_CACHE_MB: '0' });
+    const s = await startServer({ WORKERS: '2', CIVICSTREAM_FAULTS: '1', RESPONSE_CACHE_MB: '0', FRONT_THREADS: '1' });
     const got = (p: string) => get(p, undefined, s.url);
     try {
       const govs = (await got('/api/v1/governments?limit=40')).body.data.map((g: any) => g.canonical_govid as string);

@@ -41,4 +41,6 @@ export interface FinanceCtx {
   routes: RouteSpec<FinanceCtx>[];
   startedAt: number;
   workers: number;
+  /** Threads serving the API (FRONT_THREADS; 1: the main thread). */
+  frontThreads: number;
 }

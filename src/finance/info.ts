@@ -2,6 +2,7 @@
 // /data-dictionary, /llms.txt and /openapi.json. All are derived from the
 // route table and the catalog.
 
+import { threadId } from 'node:worker_threads';
 import { ok } from '../server/envelope.js';
 import { inFlight, openStreams } from '../server/http.js';
 import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
@@ -53,6 +54,8 @@ export function health(req: RouteRequest<FinanceCtx>): Reply {
     open_streams: openStreams(),
     pool_jobs: ctx.pool.load,
     pool_batches: { messages: ctx.pool.batches, jobs: ctx.pool.batchedJobs },
+    inline_jobs: ctx.pool.inlineJobs,
+    front_thread: { thread_id: threadId, of: ctx.frontThreads },
     csv_page_slots: { total: ctx.pages.total, free: ctx.pages.available, pages_in_slots: ctx.pages.leased, pages_without_slot: ctx.pages.missed },
     requests_in_flight: inFlight(),
     uptime_s: Math.round((Date.now() - ctx.startedAt) / 1000),

@@ -10,7 +10,8 @@ import { ResponseCache } from '../server/response-cache.js';
 import type { Config } from '../config.js';
 import { Pool } from '../pool.js';
 import { PageArena } from '../server/page-arena.js';
-import { Worker } from 'node:worker_threads';
+import { Worker, threadId as thisThread } from 'node:worker_threads';
+import { jobTable } from '../../workers/jobs.js';
 import { LoadError } from '../corpus/load-error.js';
 import type { Catalog } from './catalog.js';
 import type { FinanceColumns } from './columns.js';
@@ -33,7 +34,19 @@ import { VERSION } from '../version.js';
  */
 const PAGE_SLOT_BYTES = 10 * 1024 * 1024;
 
+/** The loaded corpus: catalog, shared columns and load figures (what front threads receive; see src/front.ts). */
+export interface FinanceData {
+  catalog: Catalog;
+  columns: FinanceColumns;
+  stats: FinanceCtx['stats'];
+}
+
 export async function loadFinance(config: Config): Promise<FinanceCtx> {
+  return financeCtx(config, await loadFinanceData(config));
+}
+
+/** Manifest -> catalog -> the shared corpus (from the load cache when it matches, else from parquet). */
+export async function loadFinanceData(config: Config): Promise<FinanceData> {
   const dir = config.financeData;
   const t0 = performance.now();
   const catalog = await runLoader<Catalog>(dir, { job: 'catalog', dir });
@@ -41,11 +54,25 @@ export async function loadFinance(config: Config): Promise<FinanceCtx> {
   const { columns, loaders } = cached ? { columns: cached, loaders: 0 } : await loadColumns(catalog, config.workers);
   // The year-major columns the layout replaced are garbage now: free them before the server reports its memory.
   if (!cached) collectGarbage();
-  const stats = statsOf(columns, performance.now() - t0, loaders);
+  return { catalog, columns, stats: statsOf(columns, performance.now() - t0, loaders) };
+}
+
+/**
+ * The service's context over loaded data: the engine catalog, a pool of
+ * config.workers and its page slots. With inline (a front thread), this
+ * thread runs the small jobs itself rather than post them to the pool.
+ */
+export async function financeCtx(config: Config, data: FinanceData, o: { inline?: boolean } = {}): Promise<FinanceCtx> {
+  const { catalog, columns, stats } = data;
+  const dir = config.financeData;
   const engine = buildEngineCatalog(catalog);
   // The arena frees a slot whose writer's job was aborted once that worker thread has stopped.
   const pages: PageArena = new PageArena(config.csvPageSlots, PAGE_SLOT_BYTES, (threadId): Promise<void> => pool.threadGone(threadId));
-  const pool: Pool = new Pool({ workers: config.workers, maxQueue: config.poolQueue, workerData: { finance: columns, financeCatalog: engine, financeNames: tableNames(catalog), financePages: pages.slots } });
+  const inline = o.inline ? jobTable({ finance: columns, financeCatalog: engine }, thisThread) : undefined;
+  const pool: Pool = new Pool({
+    workers: config.workers, maxQueue: config.poolQueue, workerData: { finance: columns, financeCatalog: engine, financeNames: tableNames(catalog), financePages: pages.slots },
+    ...(inline ? { inline: { money: inline.money, governmentYears: inline.governmentYears } } : {}),
+  });
   await pool.warm();
   const spans = await pool.run('codeYears', { nCodes: catalog.codes.length });
   const balanceWindows: Record<string, [number, number]> = {};
@@ -78,6 +105,7 @@ export async function loadFinance(config: Config): Promise<FinanceCtx> {
     routes: withFaultHook(financeRoutes, config.testFaults),
     startedAt: Date.now(),
     workers: config.workers,
+    frontThreads: config.frontThreads,
   };
 }
 

@@ -4,6 +4,7 @@
 // path registers onAborted first, so a client that disconnects at any moment
 // only flips a flag; nothing is written to a dead response.
 
+import { threadId } from 'node:worker_threads';
 import { createHash } from 'node:crypto';
 import type { UWS } from './uws.js';
 import { ApiError, apiError } from './errors.js';
@@ -84,7 +85,8 @@ export function drain(graceMs: number): Promise<'idle' | 'timeout'> {
     onIdle = () => { clearTimeout(timer); onIdle = null; resolve('idle'); };
   });
 }
-const requestPrefix = `${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
+// The thread's id too: front threads (src/front.ts) share the process and count requests each from 1.
+const requestPrefix = `${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}${threadId ? `t${threadId}` : ''}`;
 
 export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.TemplatedApp {
   const router = new Router<Compiled<Ctx>>();

@@ -1,0 +1,67 @@
+// A front thread of the finance API. With FRONT_THREADS above 1 the main
+// thread loads the corpus once and starts this many threads; each runs its
+// own uWS app on the shared port (the kernel spreads connections across
+// them), its own pool for large jobs, and runs the small jobs (one
+// government's history) itself: tens of microseconds of work that cost less
+// than the round trip to a worker, and no longer queue behind one thread
+// that reads, writes and hands off every request.
+//
+// The main thread supervises: it relays a stop, collects each thread's
+// drain, and exits if a thread dies (as the process would, were that code on
+// the main thread).
+
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Config } from './config.js';
+import { financeCtx, financeService, type FinanceData } from './finance/service.js';
+import { buildApp, drain, inFlight } from './server/http.js';
+import { loadUws, type UWS } from './server/uws.js';
+
+export interface FrontData {
+  config: Config;
+  data: FinanceData;
+}
+
+/**
+ * Messages a front thread posts to the main thread. It builds its context,
+ * says ready, and listens on the port the main thread then sends (the first
+ * thread may be sent 0; the others then share the port it got).
+ */
+export type FrontEvent =
+  | { event: 'ready' }
+  | { event: 'listening'; port: number }
+  | { event: 'failed'; message: string }
+  | { event: 'stopped'; inFlightAtSignal: number; drained: 'idle' | 'timeout'; unfinished: number };
+
+const post = (e: FrontEvent): void => parentPort!.postMessage(e);
+
+async function run(): Promise<void> {
+  const { config, data } = workerData as FrontData;
+  const uws = loadUws();
+  const ctx = await financeCtx(config, data, { inline: true });
+  const app = buildApp(uws, financeService(ctx, config));
+  const port = await new Promise<number>((resolve) => {
+    parentPort!.once('message', (m: { listen: number }) => resolve(m.listen));
+    post({ event: 'ready' });
+  });
+  const sock = await new Promise<UWS.us_listen_socket>((resolve, reject) => {
+    app.listen(config.host, port, (s) => (s ? resolve(s) : reject(new Error(`cannot listen on ${config.host}:${port}`))));
+  });
+  parentPort!.on('message', (m: unknown) => {
+    if (m !== 'stop') return;
+    uws.us_listen_socket_close(sock);
+    const inFlightAtSignal = inFlight();
+    // The main thread ends the process once every front thread has stopped: a thread that exits
+    // on its own with uWS sockets still open (keep-alive clients) aborts the process.
+    void drain(config.shutdownGraceMs).then(async (drained) => {
+      const unfinished = inFlight();
+      await ctx.pool.close().catch(() => {});
+      // Closes the sockets left (idle keep-alive clients): a thread torn down with uWS sockets open aborts the process.
+      (app as unknown as { close(): void }).close();
+      post({ event: 'stopped', inFlightAtSignal, drained, unfinished });
+    });
+  });
+  post({ event: 'listening', port: uws.us_socket_local_port(sock as unknown as UWS.us_socket) });
+}
+
+// A failure is reported, and the main thread ends the process (see the stop above).
+run().catch((err: unknown) => post({ event: 'failed', message: err instanceof Error ? err.message : String(err) }));

@@ -1,0 +1,96 @@
+// The job table: each job a pure, synchronous function of the shared corpus
+// and a small plan. No HTTP, no I/O. The Piscina worker entry (index.ts)
+// builds it from its workerData; a front thread (src/front.ts) builds the same
+// table to run the small jobs where their request arrived.
+
+import { move, transferableSymbol, valueSymbol } from 'piscina';
+import type { FinanceColumns } from '../src/finance/columns.js';
+import { attachFinance, type FinanceView } from './finance/corpus.js';
+import type { EngineCatalog } from '../src/finance/engine-catalog.js';
+import { packRows, type MoneyPlan, type MoneyResult, type PackedMoneyRows } from '../src/finance/plan.js';
+import * as codeYearsJob from './finance/code-years.js';
+import * as govYears from './finance/government-years.js';
+import { money as moneyJob } from './finance/money.js';
+import { moneyCsv as moneyCsvJob, type MoneyCsvArgs, type MoneyCsvResult } from './finance/money-csv.js';
+import { tableCtxOf, type TableCtx, type TableNames } from '../src/finance/table-ctx.js';
+import type { PageSlots } from '../src/server/page-arena.js';
+import * as peersJob from './finance/peers.js';
+import { fault as faultJob, type FaultArgs } from './fault.js';
+
+/** What a thread needs to run the jobs: the shared corpus columns and the catalog parts. */
+export interface JobData {
+  finance?: FinanceColumns;
+  financeCatalog?: EngineCatalog;
+  financeNames?: TableNames;
+  financePages?: PageSlots;
+}
+
+export interface Jobs {
+  ping: [Record<string, never>, { threadId: number }];
+  governmentYears: [govYears.GovernmentYearsArgs, govYears.GovernmentYearsResult];
+  money: [MoneyPlan, Omit<MoneyResult, 'rows'> & { rows: PackedMoneyRows }];
+  moneyCsv: [MoneyCsvArgs, MoneyCsvResult];
+  codeYears: [{ nCodes: number }, codeYearsJob.CodeYearsResult];
+  peers: [peersJob.PeersArgs, peersJob.PeersResult];
+  fault: [FaultArgs, never];
+}
+export type JobName = keyof Jobs;
+export type JobArgs<N extends JobName> = Jobs[N][0];
+export type JobResult<N extends JobName> = Jobs[N][1];
+export type JobTable = { [N in JobName]: (a: JobArgs<N>) => JobResult<N> };
+
+export interface BatchItem { name: JobName; args: unknown }
+export type BatchOutcome = { ok: true; value: unknown } | { ok: false; message: string; stack: string | undefined };
+
+/** The jobs over data, run on thread threadId (the CSV page slots are leased per thread). */
+export function jobTable(data: JobData, threadId: number): JobTable {
+  const finance: FinanceView | null = data.finance ? attachFinance(data.finance) : null;
+  let table: TableCtx | null = null;
+  const needFinance = (): FinanceView => {
+    if (finance === null) throw new Error('finance corpus not attached to this thread');
+    return finance;
+  };
+  const needCatalog = (): EngineCatalog => {
+    if (!data.financeCatalog) throw new Error('finance catalog not attached to this thread');
+    return data.financeCatalog;
+  };
+  /** The CSV page job with this thread's names (a TableCtx built on its first page) and page slots. */
+  const csvPage = (a: MoneyCsvArgs): MoneyCsvResult => {
+    if (!data.financeNames || !data.financePages) throw new Error('finance names and page slots not attached to this thread');
+    table ??= tableCtxOf(needCatalog(), data.financeNames);
+    return moneyCsvJob(needFinance(), table, data.financePages, threadId, a);
+  };
+  return {
+    ping: () => ({ threadId }),
+    governmentYears: (a) => govYears.governmentYears(needFinance(), a),
+    /** The money job; its rows cross back as one buffer (see rowsOf). */
+    money: (plan) => {
+      const r = moneyJob(needFinance(), needCatalog(), plan);
+      return { ...r, rows: packRows(r.rows) };
+    },
+    /** A flat query's CSV page, in its shared slot or else in a buffer moved (not copied) to the main thread. */
+    moneyCsv: (a) => {
+      const r = csvPage(a);
+      if (r.csv === null) return r;
+      return move({ [transferableSymbol]: [r.csv.buffer], [valueSymbol]: r }) as unknown as MoneyCsvResult;
+    },
+    codeYears: (a) => codeYearsJob.codeYears(needFinance(), a),
+    peers: (a) => peersJob.peers(needFinance(), needCatalog(), a),
+    fault: (a) => faultJob(a),
+  };
+}
+
+/** Several small jobs in one message (see Pool.runSmall); a job that throws fails alone. */
+export function runBatch(jobs: JobTable, items: BatchItem[]): BatchOutcome[] {
+  // A loop, not items.map: once optimized, map returns a holey array, which is posted back index by index (a sparse array).
+  const out: BatchOutcome[] = [];
+  for (const it of items) {
+    try {
+      out.push({ ok: true, value: (jobs[it.name] as (a: unknown) => unknown)(it.args) });
+    } catch (e) {
+      const err = e instanceof Error ? e : new Error(String(e));
+      out.push({ ok: false, message: err.message, stack: err.stack });
+    }
+  }
+  return out;
+}
