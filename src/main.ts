@@ -11,6 +11,7 @@ import net from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { readConfig, type Config } from './config.js';
 import { LoadError } from './corpus/load-error.js';
+import { collectGarbage } from './corpus/shared.js';
 import { loadFinance, loadFinanceData, financeService, type FinanceData } from './finance/service.js';
 import { loadArrests, arrestsService } from './arrests/service.js';
 import { buildApp, drain, inFlight } from './server/http.js';
@@ -127,8 +128,10 @@ async function startFronts(config: Config): Promise<FinanceServer> {
   const fronts = await Promise.all(Array.from({ length: config.frontThreads }, spawn));
   const port = config.financePort === 0 ? await freePort(config.host) : config.financePort;
   await Promise.all(fronts.map((f) => f.listen(port)));
-  // The catalog's copy on this thread is not needed once every front thread has its own.
+  // The catalog's copy on this thread is not needed once every front thread has its own; and this
+  // thread, idle from now on, would not collect it (nor what a load from parquet left) for a long while.
   data = null;
+  collectGarbage();
   return {
     port, extra,
     stopListening: () => {
