@@ -46,7 +46,7 @@ export const CONFIG_VARS: ConfigVar[] = [
   { env: 'ARRESTS_MIRROR_URL', default: 'absolute path of ARRESTS_DATA', description: 'Mirror address of the school draws written into /draws answers and provenance SQL.' },
   { env: 'RESPONSE_CACHE_MB', default: '64', description: 'Memory for cached JSON answers (the data is immutable, so an answer is reused until the process ends); 0 turns it off.' },
   { env: 'POOL_QUEUE', default: '64', description: 'Jobs that may wait for a worker; past that a request is answered 503 with Retry-After at once instead of waiting without bound.' },
-  { env: 'CSV_PAGE_SLOTS', default: '12', description: 'Slots of shared memory (10 MB each, resident once written) that workers write CSV pages into and streams read from; a page with no slot free is formatted on the main thread as its client reads it. 0 turns them off.' },
+  { env: 'CSV_PAGE_SLOTS', default: '12', description: 'Slots of shared memory (10 MB each, resident once written) that workers write CSV pages into and streams read from; a page with no slot free is formatted on the thread serving the request as its client reads it. 0 turns them off.' },
   { env: 'REQUEST_TIMEOUT_MS', default: '30000', description: 'Time budget of a request until its answer starts; past it a 504 envelope, and its job is cancelled.' },
   { env: 'SHUTDOWN_GRACE_MS', default: '10000', description: 'On SIGTERM or SIGINT: stop listening, then wait this long at most for the requests in flight to be answered before exiting.' },
   { env: 'ACCESS_LOG', default: 'true', description: 'One JSON line per request on stdout (no query values).' },

@@ -139,7 +139,10 @@ async function startFronts(config: Config): Promise<FinanceServer> {
       for (const w of threads) w.postMessage('stop');
     },
     drained: async () => {
-      const all = await Promise.all(stopped);
+      // Each thread's drain is bounded by SHUTDOWN_GRACE_MS; a thread that cannot even report (stuck) is not waited for past it.
+      const late = { event: 'stopped', inFlightAtSignal: 0, drained: 'timeout', unfinished: 0 } as const;
+      const bound = new Promise<typeof late>((r) => setTimeout(() => r(late), config.shutdownGraceMs + 2000).unref());
+      const all = await Promise.all(stopped.map((p) => Promise.race([p, bound])));
       return {
         inFlightAtSignal: all.reduce((n, e) => n + e.inFlightAtSignal, 0),
         drained: all.every((e) => e.drained === 'idle') ? 'idle' : 'timeout',
