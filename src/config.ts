@@ -41,7 +41,7 @@ export const CONFIG_VARS: ConfigVar[] = [
   { env: 'FINANCE_DATA', default: 'fixtures/finance/v6', description: 'Finance mirror directory (manifest.json, data/long/year=YYYY/part-0.parquet, metadata tables).' },
   { env: 'ARRESTS_DATA', default: 'fixtures/arrests', description: 'School arrest-rate draws mirror directory.' },
   { env: 'WORKERS', default: 'the core count', description: 'Worker threads in the pool, shared out among the front threads (at least one each; start-up decodes the mirror on every core whatever this is).' },
-  { env: 'FRONT_THREADS', default: 'the core count', description: 'Threads serving the finance API on its one port, each with its own share of the pool, response cache and CSV page slots, running the small jobs (one government\'s history) itself; 1 serves it on the main thread, every job on the pool.' },
+  { env: 'FRONT_THREADS', default: 'the core count', description: 'Threads serving the finance API on its one port, each with its own share of the pool, its queue, the response cache and the CSV page slots, running the small jobs (one government\'s history) itself; 1 serves it on the main thread, every job on the pool.' },
   { env: 'MIRROR_URL', default: 'absolute path of FINANCE_DATA', description: 'Public mirror address written into provenance SQL.' },
   { env: 'ARRESTS_MIRROR_URL', default: 'absolute path of ARRESTS_DATA', description: 'Mirror address of the school draws written into /draws answers and provenance SQL.' },
   { env: 'RESPONSE_CACHE_MB', default: '64', description: 'Memory for cached JSON answers (the data is immutable, so an answer is reused until the process ends); 0 turns it off.' },

@@ -30,33 +30,45 @@ export type FrontEvent =
   | { event: 'ready' }
   | { event: 'listening'; port: number }
   | { event: 'failed'; message: string }
-  | { event: 'stopped'; inFlightAtSignal: number; drained: 'idle' | 'timeout'; unfinished: number };
+  | { event: 'stopped'; inFlightAtSignal: number; drained: 'idle' | 'timeout'; unfinished: number }
+  /** Answer to 'close': every uWS socket of this thread is closed, so the process may exit. */
+  | { event: 'closed' };
 
 const post = (e: FrontEvent): void => parentPort!.postMessage(e);
+
+/** This thread's app, once built: closed when the main thread is about to exit (see main.ts exit). */
+let app: UWS.TemplatedApp | null = null;
+parentPort!.on('message', (m: unknown) => {
+  if (m !== 'close') return;
+  (app as unknown as { close(): void } | null)?.close();
+  post({ event: 'closed' });
+});
 
 async function run(): Promise<void> {
   const { config, data } = workerData as FrontData;
   const uws = loadUws();
   const ctx = await financeCtx(config, data, { inline: true });
-  const app = buildApp(uws, financeService(ctx, config));
+  app = buildApp(uws, financeService(ctx, config));
   const port = await new Promise<number>((resolve) => {
-    parentPort!.once('message', (m: { listen: number }) => resolve(m.listen));
+    const take = (m: unknown): void => {
+      if (typeof m === 'object' && m !== null && 'listen' in m) { parentPort!.off('message', take); resolve((m as { listen: number }).listen); }
+    };
+    parentPort!.on('message', take);
     post({ event: 'ready' });
   });
+  const listening = app;
   const sock = await new Promise<UWS.us_listen_socket>((resolve, reject) => {
-    app.listen(config.host, port, (s) => (s ? resolve(s) : reject(new Error(`cannot listen on ${config.host}:${port}`))));
+    listening.listen(config.host, port, (s) => (s ? resolve(s) : reject(new Error(`cannot listen on ${config.host}:${port}`))));
   });
   parentPort!.on('message', (m: unknown) => {
     if (m !== 'stop') return;
     uws.us_listen_socket_close(sock);
     const inFlightAtSignal = inFlight();
-    // The main thread ends the process once every front thread has stopped: a thread that exits
-    // on its own with uWS sockets still open (keep-alive clients) aborts the process.
+    // The main thread ends the process once every front thread has stopped, having asked each to close
+    // its sockets (idle keep-alive clients too): a thread torn down with uWS sockets open aborts the process.
     void drain(config.shutdownGraceMs).then(async (drained) => {
       const unfinished = inFlight();
       await ctx.pool.close().catch(() => {});
-      // Closes the sockets left (idle keep-alive clients): a thread torn down with uWS sockets open aborts the process.
-      (app as unknown as { close(): void }).close();
       post({ event: 'stopped', inFlightAtSignal, drained, unfinished });
     });
   });

@@ -18,6 +18,25 @@ import { buildApp, drain, inFlight } from './server/http.js';
 import { loadUws, type UWS } from './server/uws.js';
 import type { FrontData, FrontEvent } from './front.js';
 
+/** The front threads started so far (see exit). */
+const frontThreads: Worker[] = [];
+
+/**
+ * Ends the process. A thread torn down with uWS sockets open aborts the
+ * process (uv_loop_close with open handles), so each front thread is first
+ * asked to close its sockets; one that does not answer within a second (a
+ * stuck thread) is not waited for.
+ */
+async function exit(code: number): Promise<never> {
+  await Promise.all(frontThreads.map((w) => new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 1000);
+    w.on('message', (e: FrontEvent) => { if (e.event === 'closed') { clearTimeout(timer); resolve(); } });
+    w.once('exit', () => { clearTimeout(timer); resolve(); });
+    w.postMessage('close');
+  })));
+  process.exit(code);
+}
+
 /** How the finance API runs: on this thread, or on front threads. */
 interface FinanceServer {
   port: number;
@@ -63,7 +82,7 @@ async function main(): Promise<void> {
         })}\n`);
         await finance.close();
       })
-      .finally(() => process.exit(0));
+      .finally(() => void exit(0));
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
@@ -90,19 +109,19 @@ async function startHere(uws: typeof UWS, config: Config): Promise<FinanceServer
 async function startFronts(config: Config): Promise<FinanceServer> {
   let data: FinanceData | null = await loadFinanceData(config);
   const extra = { load_ms: Math.round(data.stats.ms), loader_threads: data.stats.loaders, rows: data.stats.rows, shared_bytes: data.stats.sharedBytes, front_threads: config.frontThreads };
-  const share = frontShare(config);
   const threads: Worker[] = [];
   const stopped: Promise<Extract<FrontEvent, { event: 'stopped' }>>[] = [];
   let stopping = false;
   // A front thread that fails or dies takes the service down, as the process would were its code on this thread.
   const down = (why: string): void => {
     process.stderr.write(`civicstream: a finance front thread ${why}; exiting.\n`);
-    process.exit(1);
+    void exit(1);
   };
   /** A front thread, resolved once it has built its context; listen() then starts it on a port. */
-  const spawn = (): Promise<{ listen(port: number): Promise<number> }> => new Promise((ready, fail) => {
-    const w = new Worker(new URL('./front.js', import.meta.url), { workerData: { config: share, data: data! } satisfies FrontData });
+  const spawn = (k: number): Promise<{ listen(port: number): Promise<number> }> => new Promise((ready, fail) => {
+    const w = new Worker(new URL('./front.js', import.meta.url), { workerData: { config: frontShare(config, k), data: data! } satisfies FrontData });
     threads.push(w);
+    frontThreads.push(w);
     // Until it listens, a failure fails its start (the server refuses to start); after, it takes the service down.
     let listening: { resolve(port: number): void; reject(e: Error): void } | null = null;
     let started = false;
@@ -124,8 +143,9 @@ async function startFronts(config: Config): Promise<FinanceServer> {
     w.on('exit', (code) => { if (!stopping) down(`stopped (exit code ${code})`); });
   });
   // Every thread builds its context at once, then all listen on one port. uWS shares a port between
-  // sockets (SO_REUSEPORT) only when it is given a number, so port 0 is resolved here first.
-  const fronts = await Promise.all(Array.from({ length: config.frontThreads }, spawn));
+  // sockets (SO_REUSEPORT) only when it is given a number, so port 0 is resolved here first. (Between
+  // that probe and the threads' bind, another process could take the same free port: port 0 is for tests.)
+  const fronts = await Promise.all(Array.from({ length: config.frontThreads }, (_, k) => spawn(k)));
   const port = config.financePort === 0 ? await freePort(config.host) : config.financePort;
   await Promise.all(fronts.map((f) => f.listen(port)));
   // The catalog's copy on this thread is not needed once every front thread has its own; and this
@@ -154,14 +174,17 @@ async function startFronts(config: Config): Promise<FinanceServer> {
   };
 }
 
-/** One front thread's share of the pool, the response cache and the CSV page slots. */
-function frontShare(config: Config): Config {
+/** Front thread k's share of the pool, its queue, the response cache and the CSV page slots (the shares add up to the totals). */
+function frontShare(config: Config, k: number): Config {
   const n = config.frontThreads;
+  const share = (total: number): number => Math.floor(total / n) + (k < total % n ? 1 : 0);
   return {
     ...config,
-    workers: Math.max(1, Math.round(config.workers / n)),
-    responseCacheMb: config.responseCacheMb === 0 ? 0 : Math.max(1, Math.floor(config.responseCacheMb / n)),
-    csvPageSlots: Math.ceil(config.csvPageSlots / n),
+    // Every front thread needs a worker for its large jobs, so WORKERS below FRONT_THREADS gives one each.
+    workers: Math.max(1, share(config.workers)),
+    poolQueue: share(config.poolQueue),
+    responseCacheMb: config.responseCacheMb === 0 ? 0 : Math.max(1, share(config.responseCacheMb)),
+    csvPageSlots: share(config.csvPageSlots),
   };
 }
 
@@ -186,5 +209,5 @@ function listenOn(uws: typeof UWS, app: UWS.TemplatedApp, host: string, port: nu
 main().catch((err: unknown) => {
   if (err instanceof LoadError) process.stderr.write(`civicstream: refusing to start: data fault in ${err.message}\n`);
   else process.stderr.write(`civicstream: refusing to start: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
+  void exit(1);
 });

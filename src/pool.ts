@@ -1,12 +1,14 @@
-// The Piscina pool every aggregation runs on. Workers get the shared corpus
+// The Piscina pool the aggregations run on. Workers get the shared corpus
 // columns through workerData once, at start; tasks carry only small plans and
 // return typed arrays, never row objects.
 //
 // Small jobs (one government's history) cost less to compute than to hand to
 // a thread: the message, the wake-up and the promise on both sides dominate.
-// runSmall() therefore gathers the small jobs that arrive in one turn of the
-// event loop and posts them as one batch per worker (early, as soon as each
-// worker has EARLY_FLUSH_PER_WORKER, in a long turn).
+// A front thread's pool (src/front.ts) therefore runs them on that thread
+// (runSmall with the inline jobs). Otherwise runSmall() gathers the small jobs
+// that arrive in one turn of the event loop and posts them as one batch per
+// worker (early, as soon as each worker has EARLY_FLUSH_PER_WORKER, in a long
+// turn).
 
 import { Piscina } from 'piscina';
 import { apiError } from './server/errors.js';

@@ -7,7 +7,9 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorEnvelope, get } from './helpers/http.js';
-import { startServer, type Running } from './helpers/server.js';
+import net from 'node:net';
+import { spawn } from 'node:child_process';
+import { MAIN, startServer, type Running } from './helpers/server.js';
 
 let three: Running, one: Running;
 
@@ -110,5 +112,28 @@ describe('front threads at SIGTERM', () => {
     expect(code).toBe(0);
     const line = out.split('\n').find((l) => l.includes('"event":"shutdown"'));
     expect(JSON.parse(line!)).toMatchObject({ drained: 'idle', unfinished: 0 });
+  });
+});
+
+describe('front threads at a failed start', () => {
+  it('a port taken after the front threads listen: refuses to start with exit 1, not an abort', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (taken.address() as net.AddressInfo).port;
+      // The finance API is already listening when the school API fails to: the process must still exit cleanly.
+      const proc = spawn(process.execPath, [MAIN], { env: { ...process.env, FINANCE_PORT: '0', ARRESTS_PORT: String(port), ACCESS_LOG: 'false', WORKERS: '1', FRONT_THREADS: '2' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '', stderr = '';
+      proc.stdout!.on('data', (d) => { stdout += d; });
+      proc.stderr!.on('data', (d) => { stderr += d; });
+      const code = await new Promise<number | null>((resolve) => proc.once('exit', resolve));
+      const out = { code, stdout, stderr };
+      expect(out.stdout).toContain('"service":"finance"');
+      expect(out.code).toBe(1);
+      expect(out.stderr).toContain(`civicstream: refusing to start: cannot listen on 127.0.0.1:${port}`);
+      expect(out.stderr).not.toContain('Assertion failed');
+    } finally {
+      taken.close();
+    }
   });
 });
