@@ -32,6 +32,8 @@ async function exit(code: number): Promise<never> {
     const timer = setTimeout(resolve, 1000);
     w.on('message', (e: FrontEvent) => { if (e.event === 'closed') { clearTimeout(timer); resolve(); } });
     w.once('exit', () => { clearTimeout(timer); resolve(); });
+    // A thread that has already exited gets nothing and answers nothing: it holds no socket.
+    if (w.threadId === -1) { clearTimeout(timer); resolve(); return; }
     w.postMessage('close');
   })));
   process.exit(code);
@@ -109,7 +111,6 @@ async function startHere(uws: typeof UWS, config: Config): Promise<FinanceServer
 async function startFronts(config: Config): Promise<FinanceServer> {
   let data: FinanceData | null = await loadFinanceData(config);
   const extra = { load_ms: Math.round(data.stats.ms), loader_threads: data.stats.loaders, rows: data.stats.rows, shared_bytes: data.stats.sharedBytes, front_threads: config.frontThreads };
-  const threads: Worker[] = [];
   const stopped: Promise<Extract<FrontEvent, { event: 'stopped' }>>[] = [];
   let stopping = false;
   // A front thread that fails or dies takes the service down, as the process would were its code on this thread.
@@ -120,7 +121,6 @@ async function startFronts(config: Config): Promise<FinanceServer> {
   /** A front thread, resolved once it has built its context; listen() then starts it on a port. */
   const spawn = (k: number): Promise<{ listen(port: number): Promise<number> }> => new Promise((ready, fail) => {
     const w = new Worker(new URL('./front.js', import.meta.url), { workerData: { config: frontShare(config, k), data: data! } satisfies FrontData });
-    threads.push(w);
     frontThreads.push(w);
     // Until it listens, a failure fails its start (the server refuses to start); after, it takes the service down.
     let listening: { resolve(port: number): void; reject(e: Error): void } | null = null;
@@ -156,7 +156,7 @@ async function startFronts(config: Config): Promise<FinanceServer> {
     port, extra,
     stopListening: () => {
       stopping = true;
-      for (const w of threads) w.postMessage('stop');
+      for (const w of frontThreads) w.postMessage('stop');
     },
     drained: async () => {
       // Each thread's drain is bounded by SHUTDOWN_GRACE_MS; a thread that cannot even report (stuck) is not waited for past it.

@@ -15,7 +15,7 @@ let three: Running, one: Running;
 
 beforeAll(async () => {
   [three, one] = await Promise.all([
-    startServer({ FRONT_THREADS: '3', WORKERS: '2', RESPONSE_CACHE_MB: '0', CIVICSTREAM_FAULTS: '1' }),
+    startServer({ FRONT_THREADS: '3', WORKERS: '2', CSV_PAGE_SLOTS: '4', RESPONSE_CACHE_MB: '0', CIVICSTREAM_FAULTS: '1' }),
     startServer({ FRONT_THREADS: '1', WORKERS: '2', RESPONSE_CACHE_MB: '0' }),
   ]);
 }, 60_000);
@@ -67,6 +67,8 @@ describe('front threads', () => {
       expect(h.pool_batches.jobs).toBe(0);
     }
     expect(all.reduce((n, h) => n + h.inline_jobs, 0)).toBeGreaterThanOrEqual(govs.length);
+    // CSV_PAGE_SLOTS=4 shared out among 3 threads: 2, 1 and 1, adding up to the total.
+    expect(all.map((h) => h.csv_page_slots.total).sort()).toEqual([1, 1, 2]);
     const single = await healthFresh(one.port);
     expect(single.front_thread).toEqual({ thread_id: 0, of: 1 });
     expect(single.inline_jobs).toBe(0);
