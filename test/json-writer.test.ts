@@ -1,11 +1,14 @@
-// Rows written as JSON text from columns parse to exactly the objects that
+// Rows written as JSON bytes from columns are exactly the UTF-8 of what
 // JSON.stringify would have written, for random tables: plain and memoized
-// getters included.
+// cells included, and text past ASCII.
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonRows, memoJson, plainJson, rowObjects, type ColumnTable } from '../src/server/csv.js';
-import { JsonRows, ok, serialize } from '../src/server/envelope.js';
+import { ByteWriter, jsonRows, memoJson, plainJson, rowObjects, type ColumnTable } from '../src/server/csv.js';
+import { JsonRows, fail, ok, serialize, serializeText } from '../src/server/envelope.js';
+import { apiError } from '../src/server/errors.js';
+
+const text = (b: Uint8Array): string => Buffer.from(b).toString('utf8');
 
 const value = fc.oneof(fc.string({ unit: 'grapheme' }), fc.integer(), fc.double(), fc.boolean(), fc.constant(null));
 
@@ -20,21 +23,48 @@ describe('JSON rows writer', () => {
       const t: ColumnTable = { names, get, n: rows.length, json: get.map((g, c) => (c % 2 ? plainJson(g) : undefined)) };
       const expected = JSON.stringify(rowObjects({ names, get, n: rows.length }));
       // plainJson writes null for non-finite numbers, as JSON.stringify does.
-      expect(jsonRows(t)).toBe(expected);
+      expect(text(jsonRows(t))).toBe(expected);
+      expect(Buffer.compare(jsonRows(t), Buffer.from(expected))).toBe(0);
     }), { numRuns: 300 });
   });
 
   it('memoized text is the JSON of each distinct value', () => {
     fc.assert(fc.property(fc.array(fc.string({ unit: 'grapheme' }), { minLength: 1 }), (names) => {
       const m = memoJson((i) => i % names.length, (k) => names[k]!);
-      for (let i = 0; i < names.length * 2; i++) expect(m(i)).toBe(JSON.stringify(names[i % names.length]));
+      for (let i = 0; i < names.length * 2; i++) {
+        const w = new ByteWriter(1);
+        m(i, w);
+        expect(text(w.written())).toBe(JSON.stringify(names[i % names.length]));
+      }
     }));
   });
 
   it('the envelope serializer splices the rows in and keeps the key order', () => {
-    const env = ok(new JsonRows('[{"a":1}]', 1), { total: 1 }, null);
-    const text = serialize(env);
-    expect(JSON.parse(text)).toEqual({ status: 'success', data: [{ a: 1 }], error: null, meta: { total: 1, version: 'v1' }, provenance: null, suggestions: [] });
-    expect(Object.keys(JSON.parse(text))).toEqual(['status', 'data', 'error', 'meta', 'provenance', 'suggestions']);
+    const env = ok(new JsonRows(Buffer.from('[{"a":1}]'), 1), { total: 1 }, null);
+    const body = serializeText(env);
+    expect(JSON.parse(body)).toEqual({ status: 'success', data: [{ a: 1 }], error: null, meta: { total: 1, version: 'v1' }, provenance: null, suggestions: [] });
+    expect(Object.keys(JSON.parse(body))).toEqual(['status', 'data', 'error', 'meta', 'provenance', 'suggestions']);
+  });
+
+  it('an envelope with byte rows is bytes, exactly sized, and the same JSON as with the rows as values', () => {
+    fc.assert(fc.property(fc.array(fc.record({ a: fc.string({ unit: 'grapheme' }), b: fc.integer() }), { maxLength: 8 }), fc.string({ unit: 'grapheme' }), (rows, note) => {
+      const prov = { note, long: note.repeat(40) };
+      const bytes = serialize(ok(new JsonRows(Buffer.from(JSON.stringify(rows)), rows.length), { total: rows.length }, prov));
+      expect(bytes).toBeInstanceOf(Uint8Array);
+      const asValues = serialize(ok(rows, { total: rows.length }, prov));
+      expect(typeof asValues).toBe('string');
+      // Exactly sized: the response cache keeps the buffer as it is.
+      expect((bytes as Uint8Array).buffer.byteLength).toBe(Buffer.byteLength(asValues as string));
+      expect(text(bytes as Uint8Array)).toBe(asValues);
+    }), { numRuns: 200 });
+    expect(serialize(fail(apiError('E_BAD_VALUE', 'bad')))).toBeTypeOf('string');
+  });
+
+  it('the writer grows for text past its room and past ASCII, short and long', () => {
+    fc.assert(fc.property(fc.array(fc.string({ unit: 'grapheme', maxLength: 200 }), { maxLength: 10 }), fc.integer({ min: 1, max: 64 }), (parts, cap) => {
+      const w = new ByteWriter(cap);
+      for (const p of parts) w.text(p);
+      expect(text(w.written())).toBe(parts.join(''));
+    }));
   });
 });

@@ -5,7 +5,7 @@ import os from 'node:os';
 import { readConfig } from '../config.js';
 import type { FinanceCtx } from '../finance/context.js';
 import { loadFinance } from '../finance/service.js';
-import { serialize, fail } from '../server/envelope.js';
+import { serializeText, fail } from '../server/envelope.js';
 import { ApiError } from '../server/errors.js';
 import { chunksOf, csvField, drainText } from '../server/csv.js';
 import { Router } from '../server/router.js';
@@ -69,7 +69,7 @@ export async function runRoute(off: Offline, name: string, params: Map<string, s
     reply = await match.route.spec.handle({ params: values, ctx: off.ctx, host: 'localhost', url, signal: new AbortController().signal });
   } catch (e) {
     if (!(e instanceof ApiError)) throw e;
-    return { status: e.status, headers: {}, body: serialize(fail(e)), error: e.message };
+    return { status: e.status, headers: {}, body: serializeText(fail(e)), error: e.message };
   }
   if (reply.kind === 'stream') {
     // Copied out whole and the stream's resources (a page slot) given back at once: the CLI keeps every page it reads anyway.
@@ -83,7 +83,7 @@ export async function runRoute(off: Offline, name: string, params: Map<string, s
   }
   if (reply.kind === 'body') return { status: reply.status ?? 200, headers: reply.headers ?? {}, body: typeof reply.body === 'string' ? reply.body : Buffer.from(reply.body).toString('utf8') };
   const env = reply.envelope;
-  const body = serialize(env);
+  const body = serializeText(env);
   return { status: reply.status ?? 200, headers: reply.headers ?? {}, body, rows: (JSON.parse(body).data ?? []) as Record<string, unknown>[] };
 }
 

@@ -3,7 +3,7 @@
 // answers and in a worker for CSV pages (workers/finance/money-csv.ts), from
 // a TableCtx either way.
 
-import { csvField, memoJson, plainCsv, plainJson, utf8, type ColumnTable, type CsvCell } from '../server/csv.js';
+import { csvField, memoJson, plainCsv, plainJson, utf8, type ColumnTable, type CsvCell, type JsonCell } from '../server/csv.js';
 import type { Flow } from './catalog.js';
 import { ALL_CATEGORIES, type RecipeChoice } from './money-params.js';
 import {
@@ -19,6 +19,7 @@ export interface MoneyRoute {
   withFlow: boolean;
 }
 
+const NO_NOTE = utf8('""');
 const FLOW_NAME: Record<number, string> = { 0: 'recipe', 1: 'expenditure', 2: 'revenue', 3: 'balance' };
 const VALUE_SOURCE = ['reported', 'reported', 'census_zero', 'not_reported'];
 
@@ -70,7 +71,7 @@ export function moneyTable(ctx: TableCtx, route: MoneyRoute, params: Record<stri
   const govIdOf = (gid: number): string => catalog.governments[gid]!.canonical_govid;
   const govNameOf = (gid: number): string => catalog.governments[gid]!.gov_name;
   const flowOf = (f: number): string => FLOW_NAME[f]!;
-  type Col = { name: string; get: (i: number) => unknown; csv?: CsvCell; json?: (i: number) => string };
+  type Col = { name: string; get: (i: number) => unknown; csv?: CsvCell; json?: JsonCell };
   // Columns that can never need quoting write their plain text; names are escaped once per government or category.
   const plain = (name: string, get: (i: number) => unknown): Col => ({ name, get, csv: plainCsv(get), json: plainJson(get) });
   const cols: Col[] = [
@@ -149,18 +150,18 @@ export function moneyTable(ctx: TableCtx, route: MoneyRoute, params: Record<stri
         if (b === undefined) csvCodeSet.set(k, (b = utf8(csvField(codesOf(i)))));
         w.bytes(b);
       },
-      json: (i) => {
+      json: (i, w) => {
         const c = oneCode(i);
-        if (c >= 0) return (jsonCode[c] ??= JSON.stringify(codeName(c)));
+        if (c >= 0) { jsonCode.write(w, c, codeName); return; }
         const k = codeSetKey(i);
-        if (k < 0) return JSON.stringify(codesOf(i));
-        let s = jsonCodeSet.get(k);
-        if (s === undefined) jsonCodeSet.set(k, (s = JSON.stringify(codesOf(i))));
-        return s;
+        if (k < 0) { w.text(JSON.stringify(codesOf(i))); return; }
+        let b = jsonCodeSet.get(k);
+        if (b === undefined) jsonCodeSet.set(k, (b = utf8(JSON.stringify(codesOf(i)))));
+        w.bytes(b);
       },
     },
     plain('aggregate_fallback', (i) => (filled(i) ? null : (r.flags[i]! & ROW_AGGREGATE) !== 0)),
-    { name: 'notes', get: notesOf, csv: (i, w) => { if (!noNote(i)) w.text(csvField(notesOf(i))); }, json: (i) => (noNote(i) ? '""' : JSON.stringify(notesOf(i))) },
+    { name: 'notes', get: notesOf, csv: (i, w) => { if (!noNote(i)) w.text(csvField(notesOf(i))); }, json: (i, w) => { if (noNote(i)) w.bytes(NO_NOTE); else w.text(JSON.stringify(notesOf(i))); } },
   );
   if (params.complete === true) cols.push(plain('value_source', (i) => VALUE_SOURCE[r.valueSource[i] === VS_NONE ? 1 : r.valueSource[i]!]));
   return { names: cols.map((c) => c.name), get: cols.map((c) => c.get), csv: cols.map((c) => c.csv), json: cols.map((c) => c.json), n: r.n };

@@ -3,7 +3,7 @@
 // own from TableNames, which crosses once, at start, in workerData, so that
 // a CSV page can be written where its rows are computed.
 
-import { ByteMemo } from '../server/csv.js';
+import { ByteMemo, jsonText } from '../server/csv.js';
 import type { Catalog } from './catalog.js';
 import type { EngineCatalog } from './engine-catalog.js';
 
@@ -13,10 +13,9 @@ import type { EngineCatalog } from './engine-catalog.js';
  */
 export interface TextMemo {
   csvGovName: ByteMemo; csvGovId: ByteMemo; csvCode: ByteMemo; csvCategory: ByteMemo; csvSubtype: ByteMemo; csvFlow: ByteMemo;
-  jsonGovName: (string | undefined)[]; jsonGovId: (string | undefined)[]; jsonCode: (string | undefined)[];
-  jsonCategory: (string | undefined)[]; jsonSubtype: (string | undefined)[]; jsonFlow: (string | undefined)[];
+  jsonGovName: ByteMemo; jsonGovId: ByteMemo; jsonCode: ByteMemo; jsonCategory: ByteMemo; jsonSubtype: ByteMemo; jsonFlow: ByteMemo;
   /** Two or three codes' joined text, by their ids (money.ts codeSetKey): bounded by the code sets the corpus has. */
-  csvCodeSet: Map<number, Uint8Array>; jsonCodeSet: Map<number, string>;
+  csvCodeSet: Map<number, Uint8Array>; jsonCodeSet: Map<number, Uint8Array>;
 }
 
 export interface TableCtx {
@@ -65,12 +64,14 @@ export function tableCtxOf(engine: EngineCatalog, names: TableNames): TableCtx {
 export function newTextMemo(engine: EngineCatalog, nGov: number, nCodes: number, nRecipes: number): TextMemo {
   // Category names: the all-categories label, the categories, each recipe's label (money.ts categoryKey).
   const nNames = 1 + engine.categories.length + nRecipes;
-  // Sized up front: an array first written at a high index would fall into dictionary mode.
+  const memos = (escape?: (s: string | null) => string) => ({
+    govName: new ByteMemo(nGov, escape), govId: new ByteMemo(nGov, escape), code: new ByteMemo(nCodes, escape),
+    category: new ByteMemo(nNames, escape), subtype: new ByteMemo(engine.subtypes.length + 1, escape), flow: new ByteMemo(4, escape),
+  });
+  const csv = memos(), json = memos(jsonText);
   return {
-    csvGovName: new ByteMemo(nGov), csvGovId: new ByteMemo(nGov), csvCode: new ByteMemo(nCodes),
-    csvCategory: new ByteMemo(nNames), csvSubtype: new ByteMemo(engine.subtypes.length + 1), csvFlow: new ByteMemo(4),
-    jsonGovName: new Array<string | undefined>(nGov), jsonGovId: new Array<string | undefined>(nGov), jsonCode: new Array<string | undefined>(nCodes),
-    jsonCategory: new Array<string | undefined>(nNames), jsonSubtype: [], jsonFlow: [],
+    csvGovName: csv.govName, csvGovId: csv.govId, csvCode: csv.code, csvCategory: csv.category, csvSubtype: csv.subtype, csvFlow: csv.flow,
+    jsonGovName: json.govName, jsonGovId: json.govId, jsonCode: json.code, jsonCategory: json.category, jsonSubtype: json.subtype, jsonFlow: json.flow,
     csvCodeSet: new Map(), jsonCodeSet: new Map(),
   };
 }

@@ -1,6 +1,7 @@
 // The only place JSON bodies are built. Both services answer in this shape;
 // the school service simply never sets provenance or suggestions.
 
+import { ByteWriter } from './csv.js';
 import type { ApiError } from './errors.js';
 
 export interface Meta {
@@ -9,12 +10,13 @@ export interface Meta {
 }
 
 /**
- * Rows already written as a JSON array (from result columns, without row
- * objects): the serializer splices the text in as `data`. Tests and handlers
- * that need the rows as values can still parse it.
+ * Rows already written as a JSON array in UTF-8 (from result columns, without
+ * row objects): the serializer splices the bytes in as `data`, and the whole
+ * body goes out as bytes. Tests and handlers that need the rows as values can
+ * still parse them (serializeText).
  */
 export class JsonRows {
-  constructor(readonly json: string, readonly length: number) {}
+  constructor(readonly bytes: Uint8Array, readonly length: number) {}
 }
 
 export interface Envelope {
@@ -41,8 +43,25 @@ export function fail(err: ApiError, requestId?: string): Envelope {
   return { status: 'error', data: null, error: err.message, meta, provenance: null, suggestions: [] };
 }
 
-/** The envelope as JSON text, keys in the spec's order. */
-export function serialize(env: Envelope): string {
-  const data = env.data instanceof JsonRows ? env.data.json : JSON.stringify(env.data);
-  return `{"status":${JSON.stringify(env.status)},"data":${data},"error":${JSON.stringify(env.error)},"meta":${JSON.stringify(env.meta)},"provenance":${JSON.stringify(env.provenance)},"suggestions":${JSON.stringify(env.suggestions)}}`;
+/**
+ * The envelope as JSON, keys in the spec's order: UTF-8 bytes when its rows
+ * are bytes already (JsonRows), else text.
+ */
+export function serialize(env: Envelope): string | Uint8Array {
+  const head = `{"status":${JSON.stringify(env.status)},"data":`;
+  const tail = `,"error":${JSON.stringify(env.error)},"meta":${JSON.stringify(env.meta)},"provenance":${JSON.stringify(env.provenance)},"suggestions":${JSON.stringify(env.suggestions)}}`;
+  if (!(env.data instanceof JsonRows)) return `${head}${JSON.stringify(env.data)}${tail}`;
+  // Exactly sized: the response cache keeps this buffer as it is.
+  const rows = env.data.bytes;
+  const w = new ByteWriter(head.length + rows.byteLength + Buffer.byteLength(tail));
+  w.text(head);
+  w.bytes(rows);
+  w.text(tail);
+  return w.written();
+}
+
+/** The serialized envelope as text, for callers that want a string (the CLI, tests). */
+export function serializeText(env: Envelope): string {
+  const body = serialize(env);
+  return typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
 }

@@ -156,7 +156,8 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
     const sendEnvelope = (status: number, env: Envelope, headers?: Record<string, string>): void => {
       const body = serialize(env);
       if (status === 200 && cacheKey !== null && headers === undefined) {
-        const bytes = Buffer.from(body);
+        // A byte body is a fresh, exactly sized buffer: kept as it is.
+        const bytes = typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
         service.cache!.set(cacheKey, bytes);
         finish(status, JSON_TYPE, bytes, { 'X-Cache': 'miss', ...validators });
         return;
