@@ -28,12 +28,31 @@ describe('JSON rows writer', () => {
     }), { numRuns: 300 });
   });
 
+  it('runs of memo cells (written once per combination, then copied) give the same bytes, beside any other cell', () => {
+    const word = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 12 }), fc.constant(null), fc.constant('x'.repeat(70000)));
+    fc.assert(fc.property(
+      fc.array(fc.oneof(fc.constant('memo' as const), fc.constant('plain' as const), fc.constant('none' as const)), { minLength: 1, maxLength: 7 }),
+      fc.array(word, { minLength: 1, maxLength: 4 }),
+      fc.array(fc.nat(), { maxLength: 30 }),
+      // Declared key counts up to 2^20: a run whose keys cannot combine below 2^30 splits, and the split keeps its keys.
+      fc.array(fc.integer({ min: 0, max: 20 }), { minLength: 7, maxLength: 7 }),
+      (kinds, texts, seeds, scales) => {
+        const names = kinds.map((k, c) => `${k}${c}`);
+        // Memo column c reads text (seed + c) % texts.length: rows repeat combinations, as one government's answer does.
+        const get = kinds.map((kind, c) => (i: number) => (kind === 'memo' ? texts[(seeds[i]! + c) % texts.length] : kind === 'plain' ? seeds[i]! * (c + 1) : `t${seeds[i]}`));
+        const json = kinds.map((kind, c) => (kind === 'memo' ? memoJson((i) => (seeds[i]! + c) % texts.length, texts.length * 2 ** scales[c]!, (k) => texts[k]!) : kind === 'plain' ? plainJson(get[c]!) : undefined));
+        const t: ColumnTable = { names, get, n: seeds.length, json };
+        expect(Buffer.compare(jsonRows(t), Buffer.from(JSON.stringify(rowObjects(t))))).toBe(0);
+      },
+    ), { numRuns: 300 });
+  });
+
   it('memoized text is the JSON of each distinct value', () => {
     fc.assert(fc.property(fc.array(fc.string({ unit: 'grapheme' }), { minLength: 1 }), (names) => {
-      const m = memoJson((i) => i % names.length, (k) => names[k]!);
+      const m = memoJson((i) => i % names.length, names.length, (k) => names[k]!);
       for (let i = 0; i < names.length * 2; i++) {
         const w = new ByteWriter(1);
-        m(i, w);
+        m.memo.write(w, m.key(i), m.text);
         expect(text(w.written())).toBe(JSON.stringify(names[i % names.length]));
       }
     }));

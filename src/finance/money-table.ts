@@ -3,7 +3,7 @@
 // answers and in a worker for CSV pages (workers/finance/money-csv.ts), from
 // a TableCtx either way.
 
-import { csvField, memoJson, plainCsv, plainJson, utf8, type ColumnTable, type CsvCell, type JsonCell } from '../server/csv.js';
+import { csvField, memoJson, plainCsv, plainJson, utf8, type ColumnTable, type CsvCell, type JsonCell, type MemoCell } from '../server/csv.js';
 import type { Flow } from './catalog.js';
 import { ALL_CATEGORIES, type RecipeChoice } from './money-params.js';
 import {
@@ -68,10 +68,12 @@ export function moneyTable(ctx: TableCtx, route: MoneyRoute, params: Record<stri
   const categoryKey = (i: number): number => (r.cat[i] === RECIPE_CATEGORY_ID ? recipeKey : r.cat[i]! + 1);
   const catOfKey = (k: number): string => (k === 0 ? ALL_CATEGORIES : k <= nCat ? e.categories[k - 1]! : catalog.recipes[k - nCat - 1]!.label);
   const tm = ctx.textMemo;
+  // One key function for a government's id and name: a JSON run then counts the government once (csv.ts jsonRows).
+  const nGov = catalog.governments.length, govKey = (i: number): number => r.gov[i]!;
   const govIdOf = (gid: number): string => catalog.governments[gid]!.canonical_govid;
   const govNameOf = (gid: number): string => catalog.governments[gid]!.gov_name;
   const flowOf = (f: number): string => FLOW_NAME[f]!;
-  type Col = { name: string; get: (i: number) => unknown; csv?: CsvCell; json?: JsonCell };
+  type Col = { name: string; get: (i: number) => unknown; csv?: CsvCell; json?: JsonCell | MemoCell };
   // Columns that can never need quoting write their plain text; names are escaped once per government or category.
   const plain = (name: string, get: (i: number) => unknown): Col => ({ name, get, csv: plainCsv(get), json: plainJson(get) });
   const cols: Col[] = [
@@ -79,23 +81,23 @@ export function moneyTable(ctx: TableCtx, route: MoneyRoute, params: Record<stri
     {
       name: 'canonical_govid', get: (i) => gov(i).canonical_govid,
       csv: (i, w) => tm.csvGovId.write(w, r.gov[i]!, govIdOf),
-      json: memoJson((i) => r.gov[i]!, govIdOf, tm.jsonGovId),
+      json: memoJson(govKey, nGov, govIdOf, tm.jsonGovId),
     },
     {
       name: 'gov_name', get: (i) => gov(i).gov_name,
       csv: (i, w) => tm.csvGovName.write(w, r.gov[i]!, govNameOf),
-      json: memoJson((i) => r.gov[i]!, govNameOf, tm.jsonGovName),
+      json: memoJson(govKey, nGov, govNameOf, tm.jsonGovName),
     },
     ...extra,
-    { name: 'category', get: categoryName, csv: (i, w) => tm.csvCategory.write(w, categoryKey(i), catOfKey), json: memoJson(categoryKey, catOfKey, tm.jsonCategory) },
+    { name: 'category', get: categoryName, csv: (i, w) => tm.csvCategory.write(w, categoryKey(i), catOfKey), json: memoJson(categoryKey, nCat + 1 + catalog.recipes.length, catOfKey, tm.jsonCategory) },
     {
       name: route.subtypeField, get: subtypeName,
       csv: (i, w) => tm.csvSubtype.write(w, subtypeKey(i), subtypeOfKey),
-      json: memoJson(subtypeKey, subtypeOfKey, tm.jsonSubtype),
+      json: memoJson(subtypeKey, e.subtypes.length + 1, subtypeOfKey, tm.jsonSubtype),
     },
   ];
   if (route.withFlow) {
-    cols.push({ name: 'flow', get: (i) => FLOW_NAME[r.flow[i]!], csv: (i, w) => tm.csvFlow.write(w, r.flow[i]!, flowOf), json: memoJson((i) => r.flow[i]!, flowOf, tm.jsonFlow) });
+    cols.push({ name: 'flow', get: (i) => FLOW_NAME[r.flow[i]!], csv: (i, w) => tm.csvFlow.write(w, r.flow[i]!, flowOf), json: memoJson((i) => r.flow[i]!, 4, flowOf, tm.jsonFlow) });
   }
   cols.push(plain('amt_nominal', amt));
   if (real) cols.push(plain('amt_real', (i) => { const a = amt(i), k = cpiRatio(i); return a === null || k === null ? null : a * k; }));

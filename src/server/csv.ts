@@ -23,6 +23,17 @@ const CHUNK = 64 * 1024;
 export type CsvCell = (i: number, w: ByteWriter) => void;
 /** Writes one row's cell as JSON: exactly the UTF-8 bytes of what JSON.stringify would write. */
 export type JsonCell = (i: number, w: ByteWriter) => void;
+/**
+ * A JSON cell that is one of `keys` distinct texts, named by key(i) and
+ * escaped once in a memo. Adjacent memo cells are written as one run (see
+ * jsonRows), so they are declared as data rather than as a writer.
+ */
+export interface MemoCell {
+  key: (i: number) => number;
+  keys: number;
+  text: (k: number) => string | null;
+  memo: ByteMemo;
+}
 
 /** A table as named columns read by row index: what both JSON and CSV are built from. */
 export interface ColumnTable {
@@ -37,7 +48,7 @@ export interface ColumnTable {
    */
   csv?: (CsvCell | undefined)[];
   /** Optional per column: the cell written straight into the JSON rows' bytes. */
-  json?: (JsonCell | undefined)[];
+  json?: (JsonCell | MemoCell | undefined)[];
 }
 
 const encoder = new TextEncoder();
@@ -151,7 +162,10 @@ export class ByteWriter {
   }
 
   bytes(b: Uint8Array): void {
-    this.copy(b, 0, b.length);
+    if (b.length <= 32) { this.copy(b, 0, b.length); return; }
+    if (this.n + b.length > this.buf.length) this.grow(b.length);
+    this.buf.set(b, this.n);
+    this.n += b.length;
   }
 
   /** len bytes of src from offset at. */
@@ -193,6 +207,16 @@ export class ByteWriter {
       len -= 2;
     }
     if (len === 1) buf[--at] = 48 + x;
+  }
+
+  /** len bytes this writer wrote before, from offset at (still in buf: growing keeps what was written). */
+  again(at: number, len: number): void {
+    if (this.n + len > this.buf.length) this.grow(len);
+    const buf = this.buf;
+    if (len > 32) { buf.copyWithin(this.n, at, at + len); this.n += len; return; }
+    let n = this.n;
+    for (let k = at; k < at + len; k++) buf[n++] = buf[k]!;
+    this.n = n;
   }
 
   /** One ASCII character by its code. */
@@ -307,10 +331,95 @@ const NULL = utf8('null');
 /** A JSON escape for ByteMemo: a cell's text as JSON.stringify writes it (null as null). */
 export const jsonText = (s: string | null): string => JSON.stringify(s);
 
-/** A JSON cell that escapes and encodes each distinct key's text once. */
-export function memoJson(key: (i: number) => number, text: (k: number) => string | null, memo = new ByteMemo(64, jsonText)): JsonCell {
-  return (i, w) => memo.write(w, key(i), text);
+/** A JSON cell that escapes and encodes each distinct key's text once; keys bounds key(i). */
+export function memoJson(key: (i: number) => number, keys: number, text: (k: number) => string | null, memo = new ByteMemo(64, jsonText)): MemoCell {
+  return { key, keys, text, memo };
 }
+
+/** A column's JSON key as bytes (`{"name":` first, `,"name":` after), encoded once per name: TextEncoder is slow for a few bytes. */
+const keyBytes = new Map<string, Uint8Array>();
+const prefixOf = (name: string, first: boolean): Uint8Array => {
+  const s = `${first ? '{' : ','}${JSON.stringify(name)}:`;
+  let b = keyBytes.get(s);
+  if (b === undefined) keyBytes.set(s, (b = utf8(s)));
+  return b;
+};
+
+/**
+ * Keys of a run of memo cells combined into one number, below this: a small
+ * integer keeps the run's Map lookup on its fast path.
+ */
+const RUN_KEYS = 2 ** 30;
+
+/** How jsonRows writes a row: cells, and runs of adjacent memo cells written as one memoized piece with the next key. */
+type Step =
+  | { run: false; prefix: Uint8Array | null; cell: JsonCell }
+  | {
+    run: true; prefix: Uint8Array | null; cells: MemoCell[]; prefixes: Uint8Array[]; tail: Uint8Array | null;
+    /** The run's distinct key functions (cells keyed alike, such as a government's id and name, count once). */
+    factors: MemoCell[];
+    pieces: Map<number, number>;
+  };
+
+function stepsOf(t: ColumnTable): Step[] {
+  const cols = t.names.length;
+  const prefix = t.names.map((n, c) => prefixOf(n, c === 0));
+  const memoAt = (c: number): MemoCell | null => (c < cols && typeof t.json?.[c] === 'object' ? t.json[c] as MemoCell : null);
+  const steps: Step[] = [];
+  // Whether the next step writes its column's key: not when the run before it wrote it as its tail.
+  let ownPrefix = true;
+  for (let c = 0; c < cols;) {
+    if (memoAt(c) !== null && memoAt(c + 1) !== null) {
+      // Rows of one answer repeat the same government, category and subtype: their cells and the
+      // keys between them are one piece per distinct combination.
+      const cells: MemoCell[] = [], prefixes: Uint8Array[] = [], factors: MemoCell[] = [];
+      let span = 1;
+      for (let m = memoAt(c); m !== null; m = memoAt(c)) {
+        const alike = factors.some((f) => f.key === m!.key);
+        if (!alike && span * m.keys >= RUN_KEYS) break;
+        if (!alike) { span *= m.keys; factors.push(m); }
+        cells.push(m);
+        prefixes.push(prefix[c]!);
+        c++;
+      }
+      // The next column's key goes into the piece, unless that column starts a run of its own.
+      const tail = c < cols && !(memoAt(c) !== null && memoAt(c + 1) !== null) ? prefix[c]! : null;
+      steps.push({ run: true, prefix: ownPrefix ? prefixes[0]! : null, cells, prefixes, tail, factors, pieces: new Map() });
+      ownPrefix = tail === null;
+      continue;
+    }
+    const cell = t.json?.[c], get = t.get[c]!;
+    const write: JsonCell = cell === undefined ? (row, w) => w.text(JSON.stringify(get(row) ?? null))
+      : typeof cell === 'function' ? cell
+        : (row, w) => cell.memo.write(w, cell.key(row), cell.text);
+    steps.push({ run: false, prefix: ownPrefix ? prefix[c]! : null, cell: write });
+    ownPrefix = true;
+    c++;
+  }
+  return steps;
+}
+
+/**
+ * A run's cells for row i. A combination seen before in this answer is
+ * copied from where it was first written: no piece is allocated, and a
+ * fleet page whose every row is a new combination pays only the lookup.
+ */
+function writeRun(s: Extract<Step, { run: true }>, i: number, w: ByteWriter): void {
+  const { cells, factors } = s;
+  let k = 0;
+  for (let j = 0; j < factors.length; j++) k = k * factors[j]!.keys + factors[j]!.key(i);
+  const seen = s.pieces.get(k);
+  if (seen !== undefined) { w.again(Math.floor(seen / PIECE), seen % PIECE); return; }
+  const from = w.n;
+  for (let j = 0; j < cells.length; j++) {
+    if (j > 0) w.bytes(s.prefixes[j]!);
+    cells[j]!.memo.write(w, cells[j]!.key(i), cells[j]!.text);
+  }
+  if (s.tail !== null) w.bytes(s.tail);
+  if (w.n - from < PIECE) s.pieces.set(k, from * PIECE + (w.n - from));
+}
+/** Where a run's piece was written, as offset * PIECE + length. */
+const PIECE = 65536;
 
 /**
  * The table's rows [start, end) as a JSON array in UTF-8, written from the
@@ -319,15 +428,18 @@ export function memoJson(key: (i: number) => number, text: (k: number) => string
  */
 export function jsonRows(t: ColumnTable, start = 0, end = t.n): Uint8Array {
   const stop = Math.min(end, t.n);
-  const prefix = t.names.map((n, c) => utf8(`${c ? ',' : '{'}${JSON.stringify(n)}:`));
-  const cell = t.get.map((get, c): JsonCell => t.json?.[c] ?? ((row, w) => w.text(JSON.stringify(get(row) ?? null))));
-  const cols = t.names.length;
+  const steps = stepsOf(t);
   // Sized for typical rows up front: growing copies what was written.
-  const w = new ByteWriter(2 + Math.max(0, stop - start) * (32 * cols + 64));
+  const w = new ByteWriter(2 + Math.max(0, stop - start) * (32 * t.names.length + 64));
   w.byte(0x5b);
   for (let i = start; i < stop; i++) {
     if (i > start) w.byte(COMMA);
-    for (let c = 0; c < cols; c++) { w.bytes(prefix[c]!); cell[c]!(i, w); }
+    for (let c = 0; c < steps.length; c++) {
+      const s = steps[c]!;
+      if (s.prefix !== null) w.bytes(s.prefix);
+      if (s.run) { writeRun(s, i, w); continue; }
+      s.cell(i, w);
+    }
     w.byte(0x7d);
   }
   w.byte(0x5d);
