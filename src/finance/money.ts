@@ -5,7 +5,7 @@
 
 import { JsonRows, ok } from '../server/envelope.js';
 import { moneyTable, type MoneyRoute } from './money-table.js';
-import { jsonRows } from '../server/csv.js';
+import { jsonRowsSize, writeJsonRows } from '../server/csv.js';
 import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
 import type { Flow } from './catalog.js';
 import type { FinanceCtx } from './context.js';
@@ -135,7 +135,7 @@ export function answer(
     meta.coverage_truncated = truncatedFamilies(ctx, res.summary, plan.years);
   }
   const table = moneyTable(ctx, route, params, res, o.extraColumns);
-  return ok(new JsonRows(jsonRows(table), table.n), meta, provenance, suggestions.map(({ years: _years, ...s }) => s));
+  return ok(new JsonRows((w) => writeJsonRows(table, w), table.n, jsonRowsSize(table)), meta, provenance, suggestions.map(({ years: _years, ...s }) => s));
 }
 
 export const subtypeFieldOf = (flow: Flow): string => subtypeColumn(flow);

@@ -63,7 +63,11 @@ export async function loadFinanceData(config: Config): Promise<FinanceData> {
  * thread runs the small jobs itself rather than post them to the pool.
  */
 export async function financeCtx(config: Config, data: FinanceData, o: { inline?: boolean } = {}): Promise<FinanceCtx> {
-  const { catalog, columns, stats } = data;
+  const { columns, stats } = data;
+  // The catalog came by structured clone (from the loader thread, and to a front thread), which makes
+  // arrays holey; JSON.stringify walks a holey array on its slow path, and the published years are
+  // the default years list that every answer's provenance carries.
+  const catalog: Catalog = { ...data.catalog, years: [...data.catalog.years] };
   const dir = config.financeData;
   const engine = buildEngineCatalog(catalog);
   // The arena frees a slot whose writer's job was aborted once that worker thread has stopped.

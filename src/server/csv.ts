@@ -337,11 +337,11 @@ export function memoJson(key: (i: number) => number, keys: number, text: (k: num
 }
 
 /** A column's JSON key as bytes (`{"name":` first, `,"name":` after), encoded once per name: TextEncoder is slow for a few bytes. */
-const keyBytes = new Map<string, Uint8Array>();
+const firstKeys = new Map<string, Uint8Array>(), laterKeys = new Map<string, Uint8Array>();
 const prefixOf = (name: string, first: boolean): Uint8Array => {
-  const s = `${first ? '{' : ','}${JSON.stringify(name)}:`;
-  let b = keyBytes.get(s);
-  if (b === undefined) keyBytes.set(s, (b = utf8(s)));
+  const keys = first ? firstKeys : laterKeys;
+  let b = keys.get(name);
+  if (b === undefined) keys.set(name, (b = utf8(`${first ? '{' : ','}${JSON.stringify(name)}:`)));
   return b;
 };
 
@@ -422,18 +422,16 @@ function writeRun(s: Extract<Step, { run: true }>, i: number, w: ByteWriter): vo
 const PIECE = 65536;
 
 /**
- * The table's rows [start, end) as a JSON array in UTF-8, written from the
- * columns without row objects or strings: what the envelope splices in as
- * data, and the socket sends without converting a string again.
+ * The table's rows as a JSON array in UTF-8, written from the columns
+ * without row objects or strings: what the envelope serializer writes as
+ * data, into the body it sends (writeJsonRows), so the socket takes bytes
+ * and no string is converted again.
  */
-export function jsonRows(t: ColumnTable, start = 0, end = t.n): Uint8Array {
-  const stop = Math.min(end, t.n);
+export function writeJsonRows(t: ColumnTable, w: ByteWriter): void {
   const steps = stepsOf(t);
-  // Sized for typical rows up front: growing copies what was written.
-  const w = new ByteWriter(2 + Math.max(0, stop - start) * (32 * t.names.length + 64));
   w.byte(0x5b);
-  for (let i = start; i < stop; i++) {
-    if (i > start) w.byte(COMMA);
+  for (let i = 0; i < t.n; i++) {
+    if (i > 0) w.byte(COMMA);
     for (let c = 0; c < steps.length; c++) {
       const s = steps[c]!;
       if (s.prefix !== null) w.bytes(s.prefix);
@@ -443,5 +441,14 @@ export function jsonRows(t: ColumnTable, start = 0, end = t.n): Uint8Array {
     w.byte(0x7d);
   }
   w.byte(0x5d);
+}
+
+/** Room for a table's JSON rows that typical rows fit in: growing copies what was written. */
+export const jsonRowsSize = (t: ColumnTable): number => 2 + t.n * (32 * t.names.length + 64);
+
+/** The table's JSON rows in a buffer of their own. */
+export function jsonRows(t: ColumnTable): Uint8Array {
+  const w = new ByteWriter(jsonRowsSize(t));
+  writeJsonRows(t, w);
   return w.written();
 }

@@ -10,13 +10,14 @@ export interface Meta {
 }
 
 /**
- * Rows already written as a JSON array in UTF-8 (from result columns, without
- * row objects): the serializer splices the bytes in as `data`, and the whole
- * body goes out as bytes. Tests and handlers that need the rows as values can
- * still parse them (serializeText).
+ * Rows that write themselves as a JSON array in UTF-8 (from result columns,
+ * without row objects): the serializer has them write `data` straight into
+ * the body, and the whole body goes out as bytes. Tests and handlers that
+ * need the rows as values can still parse them (serializeText).
  */
 export class JsonRows {
-  constructor(readonly bytes: Uint8Array, readonly length: number) {}
+  /** write: the rows into w; size: room they typically fit in. */
+  constructor(readonly write: (w: ByteWriter) => void, readonly length: number, readonly size: number) {}
 }
 
 export interface Envelope {
@@ -45,17 +46,17 @@ export function fail(err: ApiError, requestId?: string): Envelope {
 
 /**
  * The envelope as JSON, keys in the spec's order: UTF-8 bytes when its rows
- * are bytes already (JsonRows), else text.
+ * write bytes (JsonRows), else text. The bytes may be a view of a larger
+ * buffer: a caller that keeps them copies them.
  */
 export function serialize(env: Envelope): string | Uint8Array {
   const head = `{"status":${JSON.stringify(env.status)},"data":`;
   const tail = `,"error":${JSON.stringify(env.error)},"meta":${JSON.stringify(env.meta)},"provenance":${JSON.stringify(env.provenance)},"suggestions":${JSON.stringify(env.suggestions)}}`;
   if (!(env.data instanceof JsonRows)) return `${head}${JSON.stringify(env.data)}${tail}`;
-  // Exactly sized: the response cache keeps this buffer as it is.
-  const rows = env.data.bytes;
-  const w = new ByteWriter(head.length + rows.byteLength + Buffer.byteLength(tail));
+  // One buffer for the body: the rows are written into it, not into one of their own and copied.
+  const w = new ByteWriter(head.length + env.data.size + Buffer.byteLength(tail));
   w.text(head);
-  w.bytes(rows);
+  env.data.write(w);
   w.text(tail);
   return w.written();
 }

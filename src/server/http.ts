@@ -156,8 +156,8 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
     const sendEnvelope = (status: number, env: Envelope, headers?: Record<string, string>): void => {
       const body = serialize(env);
       if (status === 200 && cacheKey !== null && headers === undefined) {
-        // A byte body is a fresh, exactly sized buffer: kept as it is.
-        const bytes = typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+        // A copy: a byte body may be a view of a larger buffer, whose size the cache would not count.
+        const bytes = Buffer.from(body);
         service.cache!.set(cacheKey, bytes);
         finish(status, JSON_TYPE, bytes, { 'X-Cache': 'miss', ...validators });
         return;
@@ -221,7 +221,8 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
         }, ms);
       }
       const result = match.route.spec.handle({ params, ctx: service.ctx, host, url, signal: controller.signal });
-      if (result instanceof Promise) result.then(write, sendError);
+      // write() serializes, and rows write themselves then: a throw there is answered too (500), not an unhandled rejection.
+      if (result instanceof Promise) result.then(write).catch(sendError);
       else write(result);
     } catch (err) {
       sendError(err);
