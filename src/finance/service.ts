@@ -67,7 +67,10 @@ export async function financeCtx(config: Config, data: FinanceData, o: { inline?
   // The catalog came by structured clone (from the loader thread, and to a front thread), which makes
   // arrays holey; JSON.stringify walks a holey array on its slow path, and the published years are
   // the default years list that every answer's provenance carries.
-  const catalog: Catalog = { ...data.catalog, years: [...data.catalog.years] };
+  const years: number[] = [];
+  // Pushed one by one: a spread or a map of a holey array copies its holey kind.
+  for (const y of data.catalog.years) years.push(y);
+  const catalog: Catalog = { ...data.catalog, years };
   const dir = config.financeData;
   const engine = buildEngineCatalog(catalog);
   // The arena frees a slot whose writer's job was aborted once that worker thread has stopped.

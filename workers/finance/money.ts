@@ -138,17 +138,17 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
       const type = e.govType[gov]!;
       if (fast) {
         // Most rows of a fleet query only count: no row object unless it is on the page.
-        const list = cells.sorted();
+        const nList = cells.sort(), list = cells.touched;
         if (plan.suggest && g >= 0 && plan.categories !== null) {
           // A year with no Direct row of the requested categories: which recipes would give one.
           let direct = false;
-          for (let k = 0; k < list.length && !direct; k++) direct = cells.cellSub[list[k]!] !== x.igSub;
+          for (let k = 0; k < nList && !direct; k++) direct = cells.cellSub[list[k]!] !== x.igSub;
           if (!direct) suggest(x, g, year, type, suggestHits);
         }
-        if (list.length === 0) continue;
+        if (nList === 0) continue;
         const pop = g >= 0 ? gm[4 * g + 2]! : -1;
         let counted = 0;
-        for (let k = 0; k < list.length; k++) {
+        for (let k = 0; k < nList; k++) {
           const cell = list[k]!;
           const flow = cells.cellFlow[cell]!, cat = cells.cellCat[cell]!, sub = cells.cellSub[cell]!;
           if (cells.flags[cell]! & ROW_AGGREGATE) addYear(aggregateYears, year);
@@ -173,7 +173,7 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
         if (gov !== plan.peerTarget) reporting[yi]!++;
         continue;
       }
-      const rows = g >= 0 ? materialize(cells, cells.sorted(), gov, year, g, plan.complete) : [];
+      const rows = g >= 0 ? materialize(cells, cells.sort(), gov, year, g, plan.complete) : [];
       if (g >= 0) {
         if (plan.igLeg && !plan.allCategories) flagSuppressed(x, rows, g, year, type, suppressedRecipes);
         if (plan.suggest && plan.categories !== null && !rows.some((a) => a.sub !== x.igSub)) suggest(x, g, year, type, suggestHits);
@@ -359,11 +359,22 @@ class Cells {
     }
   }
 
-  /** The touched cells in output order (flow, subtype, category). */
-  sorted(): Int32Array {
-    const t = this.touched.subarray(0, this.nTouched);
-    if (t.length > 1) t.sort();
-    return t;
+  /**
+   * Sorts the touched cells into output order (flow, subtype, category), in
+   * place: touched[0..n) then lists them. A group touches a handful, which an
+   * insertion sort orders for less than a TypedArray#sort call and its
+   * subarray cost; a cell of every category can touch hundreds.
+   */
+  sort(): number {
+    const n = this.nTouched, t = this.touched;
+    if (n > 16) { t.subarray(0, n).sort(); return n; }
+    for (let i = 1; i < n; i++) {
+      const v = t[i]!;
+      let j = i;
+      for (; j > 0 && t[j - 1]! > v; j--) t[j] = t[j - 1]!;
+      t[j] = v;
+    }
+    return n;
   }
 
   codesOf(cell: number): number[] {
@@ -572,8 +583,8 @@ function scan(x: Ctx, cells: Cells, gov: number, year: number, start: number, en
 }
 
 /** The group's cells as row objects (for the paths that need them whole). */
-function materialize(cells: Cells, list: Int32Array, gov: number, year: number, g: number, complete: boolean): Acc[] {
-  return Array.from(list, (cell) => {
+function materialize(cells: Cells, n: number, gov: number, year: number, g: number, complete: boolean): Acc[] {
+  return Array.from(cells.touched.subarray(0, n), (cell) => {
     const { flow, cat, sub } = cells.decode(cell);
     return { year, gov, flow, cat, sub, amt: cells.amt[cell]!, codes: cells.codesOf(cell), flags: cells.flags[cell]!, vs: complete ? VS_REPORTED : VS_NONE, group: g };
   });
