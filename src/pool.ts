@@ -109,11 +109,15 @@ export class Pool {
    * A job known to be small, batched with the others of this event-loop turn
    * (in a long turn, posted as soon as each worker has EARLY_FLUSH_PER_WORKER).
    * A batched job is not cancelled once posted (it is short); it is dropped
-   * unposted if its signal fires first.
+   * unposted if its signal fires first. The signal may be given as a thunk:
+   * a request's AbortController is made only when asked for (http.ts), and
+   * a job run on this thread never asks.
    */
-  runSmall<N extends JobName>(name: N, args: JobArgs<N>, signal?: AbortSignal): Promise<JobResult<N>> {
+  runSmall<N extends JobName>(name: N, args: JobArgs<N>, lazySignal?: AbortSignal | (() => AbortSignal)): Promise<JobResult<N>> {
     const here = this.inline[name] as ((a: JobArgs<N>) => JobResult<N>) | undefined;
-    if (here !== undefined) return this.runHere(here, args, signal);
+    // Run here, a job cannot be cancelled (nor needs to be), so its request's signal is never made.
+    if (here !== undefined) return this.runHere(here, args);
+    const signal = typeof lazySignal === 'function' ? lazySignal() : lazySignal;
     let done: () => void;
     try { done = this.admit(); } catch (e) { return Promise.reject(e); }
     const job = new Promise<unknown>((resolve, reject) => {
@@ -136,8 +140,7 @@ export class Pool {
    * costs less than the round trip to a worker (the copies of the plan and
    * the result, the wake-ups, the promise on both sides).
    */
-  private runHere<N extends JobName>(job: (a: JobArgs<N>) => JobResult<N>, args: JobArgs<N>, signal?: AbortSignal): Promise<JobResult<N>> {
-    if (signal?.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
+  private runHere<N extends JobName>(job: (a: JobArgs<N>) => JobResult<N>, args: JobArgs<N>): Promise<JobResult<N>> {
     this.inlineJobs++;
     try {
       return Promise.resolve(job(args));

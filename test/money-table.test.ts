@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { moneyTable, type MoneyRoute } from '../dist/src/finance/money-table.js';
 import { rowsOf, type MoneyResult } from '../dist/src/finance/plan.js';
-import { ByteWriter, chunksOf, csvBytes, csvField } from '../dist/src/server/csv.js';
+import { ByteWriter, chunksOf, csvBytes, csvField, jsonRows, rowObjects } from '../dist/src/server/csv.js';
 import { useFixtureCtx } from './helpers/fixture-ctx.js';
 
 const fixture = useFixtureCtx();
@@ -74,9 +74,16 @@ describe('money table cells', () => {
             expect(Buffer.from(w.written()), `${t.names[c]} row ${i}`).toEqual(Buffer.from(csvField(v)));
           }
           const json = t.json?.[c];
-          if (json) expect(json(i), `${t.names[c]} row ${i}`).toBe(JSON.stringify(v ?? null));
+          if (json) {
+            const w = new ByteWriter(8);
+            if (typeof json === 'function') json(i, w);
+            else json.memo.write(w, json.key(i), json.text);
+            expect(Buffer.from(w.written()).toString('utf8'), `${t.names[c]} row ${i}`).toBe(JSON.stringify(v ?? null));
+          }
         }
       }
+      // The JSON rows as the envelope writes them (memo cells in runs): the JSON of the row objects, byte for byte.
+      expect(Buffer.from(jsonRows(t)).toString('utf8')).toBe(JSON.stringify(rowObjects(t)));
       // The whole body, as the stream writes it, parses back to the same cells.
       const next = chunksOf(csvBytes(t, 256));
       let body = '';

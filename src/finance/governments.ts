@@ -74,7 +74,7 @@ export async function getGovernment(req: RouteRequest<FinanceCtx>): Promise<Repl
   const { ctx } = req;
   const gid = req.params.govid as number;
   const g = ctx.catalog.governments[gid]!;
-  const r = await ctx.pool.runSmall('governmentYears', { gid }, req.signal);
+  const r = await ctx.pool.runSmall('governmentYears', { gid }, () => req.signal);
   const byYear = Array.from(r.years, (year, k) => ({
     year,
     rows: r.rows[k],

@@ -8,7 +8,7 @@ import { boolParam, clip, enumParam, intParam } from '../server/params.js';
 import type { ParamSpec } from '../server/route-spec.js';
 import type { Flow } from './catalog.js';
 import type { FinanceCtx } from './context.js';
-import { EXPENDITURE_CONCEPTS, FLOW_ID, REVENUE_CONCEPTS, SUBTYPES } from './engine-catalog.js';
+import { EXPENDITURE_CONCEPTS, FLOW_ID, REVENUE_CONCEPTS, SUBTYPES, type EngineCatalog } from './engine-catalog.js';
 import { yearsParam } from './params.js';
 
 type P<T> = ParamSpec<FinanceCtx, T>;
@@ -49,17 +49,21 @@ export function categoryParam(o: { flows: Flow[]; route: string; single?: boolea
       if (o.single && parts.length > 1) throw apiError('E_BAD_VALUE', `${name} takes exactly one category on ${o.route}; got ${parts.length}.`);
       if (parts.some((p) => p === '')) throw apiError('E_BAD_VALUE', `${name} has an empty name; give category names separated by commas.`);
       const { engine } = ctx;
-      const valid = engine.categories.filter((_, i) => o.flows.some((f) => engine.categoryFlow[i] === FLOW_ID[f]));
-      const options = `Valid options: ${listValues(o.allowAll === false ? valid : [...valid, ALL_CATEGORIES])}.`;
+      // Written only for an error: the list of every valid name is a few microseconds a request otherwise.
+      const options = (): string => {
+        const valid = engine.categories.filter((_, i) => o.flows.some((f) => engine.categoryFlow[i] === FLOW_ID[f]));
+        return `Valid options: ${listValues(o.allowAll === false ? valid : [...valid, ALL_CATEGORIES])}.`;
+      };
       if (parts.some((p) => p.toLowerCase() === ALL_CATEGORIES.toLowerCase())) {
-        if (o.allowAll === false) throw apiError('E_BAD_VALUE', `${name} '${ALL_CATEGORIES}' is not available on ${o.route}. ${options}`);
+        if (o.allowAll === false) throw apiError('E_BAD_VALUE', `${name} '${ALL_CATEGORIES}' is not available on ${o.route}. ${options()}`);
         if (parts.length > 1) throw apiError('E_BAD_VALUE', `${name} '${ALL_CATEGORIES}' sums every category and cannot be combined with others.`);
         return { ids: null, all: true, names: [ALL_CATEGORIES] };
       }
+      const byName = categoryIds(engine);
       const ids: number[] = [];
       for (const p of parts) {
-        const id = engine.categories.findIndex((c) => c.toLowerCase() === p.toLowerCase());
-        if (id < 0) throw apiError('E_BAD_VALUE', `Unknown ${name} '${clip(p)}'. ${options}`);
+        const id = byName.get(p.toLowerCase()) ?? -1;
+        if (id < 0) throw apiError('E_BAD_VALUE', `Unknown ${name} '${clip(p)}'. ${options()}`);
         const flow = (Object.keys(FLOW_ID) as Flow[]).find((f) => FLOW_ID[f] === engine.categoryFlow[id])!;
         if (!o.flows.includes(flow)) {
           throw apiError('E_BAD_VALUE', `${name} '${engine.categories[id]}' is ${FLOW_WORD[flow]} category; ${o.route} does not serve it. ${cap(flow)} categories are served by ${FLOW_ROUTES[flow]}.`);
@@ -72,6 +76,18 @@ export function categoryParam(o: { flows: Flow[]; route: string; single?: boolea
 }
 
 const cap = (s: string): string => s[0]!.toUpperCase() + s.slice(1);
+
+/** Category ids by lower-cased name, built once per engine catalog (the first name wins, as a scan in id order would). */
+const idsByName = new WeakMap<EngineCatalog, Map<string, number>>();
+function categoryIds(engine: EngineCatalog): Map<string, number> {
+  let m = idsByName.get(engine);
+  if (m === undefined) {
+    m = new Map();
+    for (let i = engine.categories.length - 1; i >= 0; i--) m.set(engine.categories[i]!.toLowerCase(), i);
+    idsByName.set(engine, m);
+  }
+  return m;
+}
 
 /** subtype: a row filter over the route's flow, case-insensitive. */
 export function subtypeParam(flow: Flow, route: string): P<string> {

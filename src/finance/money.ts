@@ -60,7 +60,8 @@ export function governmentMoney(route: MoneyRoute) {
     const gid = params.govid as number;
     const years = params.years as number[];
     const plan = planOf(ctx, route, { gids: [gid], years, params });
-    const res = await moneyJob(ctx, plan, req.signal, true);
+    // The signal as a thunk: a job run on a front thread never makes it (see Pool.runSmall).
+    const res = await moneyJob(ctx, plan, () => req.signal, true);
     const gov = ctx.catalog.governments[gid]!;
     return envelopeReply(answer(ctx, route, req, res, plan, { govids: [gov.canonical_govid], govNames: [gov.gov_name], perGovernment: true }));
   };

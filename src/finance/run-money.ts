@@ -8,8 +8,8 @@ import { chunksOf, csvChunks } from '../server/csv.js';
 import { fastPath, rowsOf, type MoneyPlan, type MoneyResult, type MoneyRows, type MoneySummary } from './plan.js';
 
 /** One money job on the pool (batched with the others of its turn when small), its rows as views again. */
-export async function moneyJob(ctx: FinanceCtx, plan: MoneyPlan, signal?: AbortSignal, small = false): Promise<MoneyResult> {
-  const r = await (small ? ctx.pool.runSmall('money', plan, signal) : ctx.pool.run('money', plan, signal));
+export async function moneyJob(ctx: FinanceCtx, plan: MoneyPlan, signal?: AbortSignal | (() => AbortSignal), small = false): Promise<MoneyResult> {
+  const r = await (small ? ctx.pool.runSmall('money', plan, signal) : ctx.pool.run('money', plan, typeof signal === 'function' ? signal() : signal));
   return { ...r, rows: rowsOf(r.rows) };
 }
 
