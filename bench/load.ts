@@ -35,7 +35,7 @@ const sizes = smoke ? [] : arg('sizes', '46000000').split(',').map(Number);
 export interface ScenarioFigures {
   label: string;
   rows: number;
-  s1: { rps: number; p50: number; p99: number; errors: number; oursMs: number; duckMs: number; bytes: number; allRps: number; allP99: number; allBytes: number; cpu: { main: number; other: number; client: number; idle: number }; rps64: number; idle64: number; failed64: number };
+  s1: { rps: number; p50: number; p99: number; errors: number; oursMs: number; duckMs: number; bytes: number; poolRows: number; poolBytes: number; oneYearMs: number; allRps: number; allP99: number; allBytes: number; cpu: { main: number; other: number; client: number; idle: number }; rps64: number; idle64: number; failed64: number };
   s2: { rows: number; cold: number; one: number; four: number; duck: number; cpu: { main: number; other: number; client: number; idle: number } };
   s3: { ours: number; duck: number };
   s4: { ours: number; duck: number };
@@ -76,6 +76,18 @@ async function scenarios(label: string, dir: string): Promise<ScenarioFigures> {
     const r64 = await load(s.url, path1, { connections: 64, seconds });
     const idle64 = cpuPerRequest(s.proc.pid!, c64, cpuSnapshot(s.proc.pid!), r64.total).idle;
     const seq = await timeRuns(runs * 4, () => fetch(`${s.url}${path1()}`).then((r) => r.text()));
+    // Scenario 6: what an answer of the pool holds (a smaller corpus has fewer years a government, so
+    // smaller answers), and one government's one year, the same work at every corpus size.
+    const poolSample = await Promise.all(govs.slice(0, 200).map(async (g) => {
+      const text = await (await fetch(`${s.url}/api/v1/governments/${g}/spending?category=Police`)).text();
+      return { rows: JSON.parse(text).meta.total as number, bytes: Buffer.byteLength(text) };
+    }));
+    const poolRows = poolSample.reduce((n, x) => n + x.rows, 0) / poolSample.length;
+    const poolBytes = poolSample.reduce((n, x) => n + x.bytes, 0) / poolSample.length;
+    const last = years[years.length - 1]!;
+    const withLast = (await get(s, '/api/v1/governments?limit=1000')).data.find((g: any) => g.years_in_mirror.includes(last)).canonical_govid as string;
+    const oneYear = `/api/v1/governments/${withLast}/spending?category=Police&years=${last}`;
+    const oneYearMs = median(await timeRuns(runs * 4, () => fetch(`${s.url}${oneYear}`).then((r) => r.text())));
     const pathAll = (): string => `/api/v1/governments/${govs[(k++ * 7919) % govs.length]}/spending`;
     const sampleAll = await (await fetch(`${s.url}${pathAll()}`)).text();
     const rAll = await load(s.url, pathAll, { connections: 32, seconds });
@@ -135,7 +147,7 @@ async function scenarios(label: string, dir: string): Promise<ScenarioFigures> {
     return {
       label, rows: health.corpus.rows,
       s1: {
-        rps: r1.requestsPerSec, p50: r1.p50, p99: r1.p99, errors: r1.errors + r1.non2xx, oursMs: median(seq), duckMs: median(duck1), bytes: Buffer.byteLength(sample),
+        rps: r1.requestsPerSec, p50: r1.p50, p99: r1.p99, errors: r1.errors + r1.non2xx, oursMs: median(seq), duckMs: median(duck1), bytes: Buffer.byteLength(sample), poolRows, poolBytes, oneYearMs,
         allRps: rAll.requestsPerSec, allP99: rAll.p99, allBytes: Buffer.byteLength(sampleAll), cpu: cpu1, rps64: r64.requestsPerSec, idle64, failed64: r64.errors + r64.non2xx,
       },
       s2: { rows, cold: median(coldRates), one: rows / (one / 1000), four, duck: rows / (duck2 / 1000), cpu: cpu2 },
@@ -216,6 +228,12 @@ const table = [
   ...results.map((r) => `| ${f(r.rows)} | ${f(r.s1.rps)} | ${r.s1.p50} | ${r.s1.p99} | ${r.s1.errors} | ${f(r.s1.oursMs, 2)} | ${f(r.s1.duckMs, 1)} | ${f(r.s1.duckMs / r.s1.oursMs, 0)}x | ${f(r.s1.bytes)} | ${f(r.s1.allRps)}, ${r.s1.allP99}, ${f(r.s1.allBytes)} |`),
   '',
   `With the response cache on (default 64 MB; the data is immutable), the same 1000 governments on the ${biggest[0]} corpus after one pass: ${f(warmed.rps)} req/s, p50 ${warmed.p50} ms, p99 ${warmed.p99} ms.`,
+  '',
+  'Scenario 6, how a government\'s query grows with the corpus. The generator grows a smaller corpus with fewer years a government, so the pool\'s answers are smaller there, and a request\'s cost follows its answer, not the corpus. The last column times the same work at every size: one government\'s one year.',
+  '',
+  '| corpus rows | pool answers: mean rows, bytes | server CPU a request (us), per answer row (us) | one government, one year, one request (ms) |',
+  '|---|---|---|---|',
+  ...results.map((r) => `| ${f(r.rows)} | ${f(r.s1.poolRows, 1)}, ${f(r.s1.poolBytes)} | ${f(r.s1.cpu.main + r.s1.cpu.other)}, ${f((r.s1.cpu.main + r.s1.cpu.other) / r.s1.poolRows, 2)} | ${f(r.s1.oneYearMs, 2)} |`),
   '',
   'CPU per request in scenario 1, measured in the same runs (server threads from /proc, the load generator from its own process): with every request computed, the two cores can serve at most 2 s / (the sum) requests a second. "Cores idle meanwhile" is the share of both cores left idle during the load (/proc/stat): why a run falls short of its bound. The last column repeats the load with twice the connections: if the idle share were a pipeline too shallow, more requests in flight would fill it.',
   '',

@@ -19,6 +19,8 @@ describe('benchmark smoke runs', () => {
     for (const section of ['### 1.', '### 2.', '### 3 and 4.', '### 5.']) expect(table).toContain(section);
     expect(table).toMatch(/\| 1,131,643 \| [\d,]+ \|/);
     expect(table).toContain('uWebSockets.js ceiling');
+    // Scenario 6: the pool's answer size, the server's CPU a request and a row, and one government's one year.
+    expect(table).toMatch(/Scenario 6[\s\S]*\| 1,131,643 \| [\d.,]+, [\d,]+ \| [\d,]+, [\d.,]+ \| [\d.]+ \|\n/);
     // The CPU accounting row: three measured costs, the bound they imply, and the idle share of the cores.
     expect(table).toMatch(/\| 1,131,643 \| [\d,]+ \| [\d,]+ \| [\d,]+ \| [\d,]+ \| [\d,]+ \| \d+% \| [\d,]+, \d+% \|\n/);
     expect(table).toMatch(/ceiling in the same run: [\d,]+ req\/s .*cores idle \d+%/);
