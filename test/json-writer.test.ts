@@ -40,7 +40,10 @@ describe('JSON rows writer', () => {
         const names = kinds.map((k, c) => `${k}${c}`);
         // Memo column c reads text (seed + c) % texts.length: rows repeat combinations, as one government's answer does.
         const get = kinds.map((kind, c) => (i: number) => (kind === 'memo' ? texts[(seeds[i]! + c) % texts.length] : kind === 'plain' ? seeds[i]! * (c + 1) : `t${seeds[i]}`));
-        const json = kinds.map((kind, c) => (kind === 'memo' ? memoJson((i) => (seeds[i]! + c) % texts.length, texts.length * 2 ** scales[c]!, (k) => texts[k]!) : kind === 'plain' ? plainJson(get[c]!) : undefined));
+        // Every fifth row's memo cells are keyed -1: their fallback writes them, and the run is not memoized for that row.
+        const json = kinds.map((kind, c) => (kind === 'memo'
+          ? memoJson((i) => (seeds[i]! % 5 === 0 ? -1 : (seeds[i]! + c) % texts.length), texts.length * 2 ** scales[c]!, (k) => texts[k]!, undefined, (i, w) => w.text(JSON.stringify(get[c]!(i) ?? null)))
+          : kind === 'plain' ? plainJson(get[c]!) : undefined));
         const t: ColumnTable = { names, get, n: seeds.length, json };
         expect(Buffer.compare(jsonRows(t), Buffer.from(JSON.stringify(rowObjects(t))))).toBe(0);
       },

@@ -77,7 +77,8 @@ describe('money table cells', () => {
           if (json) {
             const w = new ByteWriter(8);
             if (typeof json === 'function') json(i, w);
-            else json.memo.write(w, json.key(i), json.text);
+            else if (json.key(i) >= 0) json.memo.write(w, json.key(i), json.text);
+            else json.fallback!(i, w);
             expect(Buffer.from(w.written()).toString('utf8'), `${t.names[c]} row ${i}`).toBe(JSON.stringify(v ?? null));
           }
         }

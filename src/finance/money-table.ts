@@ -19,7 +19,10 @@ export interface MoneyRoute {
   withFlow: boolean;
 }
 
-const NO_NOTE = utf8('""');
+/** aggregate_fallback's JSON by its memo key: a filled row's null, then false and true. */
+const FLAG_JSON = ['null', 'false', 'true'];
+/** Code sets given a JSON memo key, at most: the corpus has a few hundred; past this they are written per row. */
+const CODE_SETS = 4096;
 const FLOW_NAME: Record<number, string> = { 0: 'recipe', 1: 'expenditure', 2: 'revenue', 3: 'balance' };
 const VALUE_SOURCE = ['reported', 'reported', 'census_zero', 'not_reported'];
 
@@ -138,8 +141,26 @@ export function moneyTable(ctx: TableCtx, route: MoneyRoute, params: Record<stri
     for (let j = s; j < s + n; j++) k = k * 65536 + r.codes[j]! + 1;
     return k;
   };
-  const { csvCode, jsonCode, csvCodeSet, jsonCodeSet } = tm;
+  const { csvCode, jsonCode, csvCodeSet, jsonCodeSetKey, jsonCodeSetText } = tm;
   const codeName = (c: number): string => catalog.codes[c]!;
+  // JSON keys the cells too, so that they join the run of memo cells that ends a row (csv.ts jsonRows):
+  // a code by its id, a set of two or three by a key past the codes', anything else (a filled row's
+  // null, more codes) written as it is.
+  const nCodes = catalog.codes.length;
+  const jsonCodesKey = (i: number): number => {
+    const c = oneCode(i);
+    if (c >= 0) return c;
+    const set = codeSetKey(i);
+    if (set < 0) return -1;
+    let k = jsonCodeSetKey.get(set);
+    if (k === undefined) {
+      if (jsonCodeSetText.length >= CODE_SETS) return -1;
+      jsonCodeSetKey.set(set, (k = nCodes + jsonCodeSetText.length));
+      jsonCodeSetText.push(codesOf(i)!);
+    }
+    return k;
+  };
+  const flagKey = (i: number): number => (filled(i) ? 0 : (r.flags[i]! & ROW_AGGREGATE) !== 0 ? 2 : 1);
   cols.push(
     {
       name: 'codes_included', get: codesOf,
@@ -152,18 +173,17 @@ export function moneyTable(ctx: TableCtx, route: MoneyRoute, params: Record<stri
         if (b === undefined) csvCodeSet.set(k, (b = utf8(csvField(codesOf(i)))));
         w.bytes(b);
       },
-      json: (i, w) => {
-        const c = oneCode(i);
-        if (c >= 0) { jsonCode.write(w, c, codeName); return; }
-        const k = codeSetKey(i);
-        if (k < 0) { w.text(JSON.stringify(codesOf(i))); return; }
-        let b = jsonCodeSet.get(k);
-        if (b === undefined) jsonCodeSet.set(k, (b = utf8(JSON.stringify(codesOf(i)))));
-        w.bytes(b);
-      },
+      json: memoJson(jsonCodesKey, nCodes + CODE_SETS, (k) => (k < nCodes ? codeName(k) : jsonCodeSetText[k - nCodes]!), jsonCode, (i, w) => w.text(JSON.stringify(codesOf(i)))),
     },
-    plain('aggregate_fallback', (i) => (filled(i) ? null : (r.flags[i]! & ROW_AGGREGATE) !== 0)),
-    { name: 'notes', get: notesOf, csv: (i, w) => { if (!noNote(i)) w.text(csvField(notesOf(i))); }, json: (i, w) => { if (noNote(i)) w.bytes(NO_NOTE); else w.text(JSON.stringify(notesOf(i))); } },
+    {
+      name: 'aggregate_fallback', get: (i) => (filled(i) ? null : (r.flags[i]! & ROW_AGGREGATE) !== 0),
+      csv: plainCsv((i) => (filled(i) ? null : (r.flags[i]! & ROW_AGGREGATE) !== 0)),
+      json: memoJson(flagKey, 3, (k) => FLAG_JSON[k]!, tm.jsonFlag),
+    },
+    {
+      name: 'notes', get: notesOf, csv: (i, w) => { if (!noNote(i)) w.text(csvField(notesOf(i))); },
+      json: memoJson((i) => (noNote(i) ? 0 : -1), 1, () => '', tm.jsonNote, (i, w) => w.text(JSON.stringify(notesOf(i)))),
+    },
   );
   if (params.complete === true) cols.push(plain('value_source', (i) => VALUE_SOURCE[r.valueSource[i] === VS_NONE ? 1 : r.valueSource[i]!]));
   return { names: cols.map((c) => c.name), get: cols.map((c) => c.get), csv: cols.map((c) => c.csv), json: cols.map((c) => c.json), n: r.n };

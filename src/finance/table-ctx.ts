@@ -15,7 +15,11 @@ export interface TextMemo {
   csvGovName: ByteMemo; csvGovId: ByteMemo; csvCode: ByteMemo; csvCategory: ByteMemo; csvSubtype: ByteMemo; csvFlow: ByteMemo;
   jsonGovName: ByteMemo; jsonGovId: ByteMemo; jsonCode: ByteMemo; jsonCategory: ByteMemo; jsonSubtype: ByteMemo; jsonFlow: ByteMemo;
   /** Two or three codes' joined text, by their ids (money.ts codeSetKey): bounded by the code sets the corpus has. */
-  csvCodeSet: Map<number, Uint8Array>; jsonCodeSet: Map<number, Uint8Array>;
+  csvCodeSet: Map<number, Uint8Array>;
+  /** The same sets for JSON, each given a memo key past the codes' (money-table.ts), and their text by that key. */
+  jsonCodeSetKey: Map<number, number>; jsonCodeSetText: string[];
+  /** aggregate_fallback's JSON (null, false, true) and an empty note's. */
+  jsonFlag: ByteMemo; jsonNote: ByteMemo;
 }
 
 export interface TableCtx {
@@ -72,6 +76,7 @@ export function newTextMemo(engine: EngineCatalog, nGov: number, nCodes: number,
   return {
     csvGovName: csv.govName, csvGovId: csv.govId, csvCode: csv.code, csvCategory: csv.category, csvSubtype: csv.subtype, csvFlow: csv.flow,
     jsonGovName: json.govName, jsonGovId: json.govId, jsonCode: json.code, jsonCategory: json.category, jsonSubtype: json.subtype, jsonFlow: json.flow,
-    csvCodeSet: new Map(), jsonCodeSet: new Map(),
+    csvCodeSet: new Map(), jsonCodeSetKey: new Map(), jsonCodeSetText: [],
+    jsonFlag: new ByteMemo(3, (s) => s ?? 'null'), jsonNote: new ByteMemo(1, jsonText),
   };
 }

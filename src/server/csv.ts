@@ -29,10 +29,12 @@ export type JsonCell = (i: number, w: ByteWriter) => void;
  * jsonRows), so they are declared as data rather than as a writer.
  */
 export interface MemoCell {
+  /** The row's key, below keys; -1 for a value too varied to memoize, which fallback writes. */
   key: (i: number) => number;
   keys: number;
   text: (k: number) => string | null;
   memo: ByteMemo;
+  fallback?: JsonCell;
 }
 
 /** A table as named columns read by row index: what both JSON and CSV are built from. */
@@ -332,8 +334,15 @@ const NULL = utf8('null');
 export const jsonText = (s: string | null): string => JSON.stringify(s);
 
 /** A JSON cell that escapes and encodes each distinct key's text once; keys bounds key(i). */
-export function memoJson(key: (i: number) => number, keys: number, text: (k: number) => string | null, memo = new ByteMemo(64, jsonText)): MemoCell {
-  return { key, keys, text, memo };
+export function memoJson(key: (i: number) => number, keys: number, text: (k: number) => string | null, memo = new ByteMemo(64, jsonText), fallback?: JsonCell): MemoCell {
+  return fallback === undefined ? { key, keys, text, memo } : { key, keys, text, memo, fallback };
+}
+
+/** A memo cell's value for row i: its memoized text, or its fallback's for a row it does not key. */
+function writeMemo(m: MemoCell, i: number, w: ByteWriter): void {
+  const k = m.key(i);
+  if (k >= 0) m.memo.write(w, k, m.text);
+  else m.fallback!(i, w);
 }
 
 /** A column's JSON key as bytes (`{"name":` first, `,"name":` after), encoded once per name: TextEncoder is slow for a few bytes. */
@@ -391,7 +400,7 @@ function stepsOf(t: ColumnTable): Step[] {
     const cell = t.json?.[c], get = t.get[c]!;
     const write: JsonCell = cell === undefined ? (row, w) => w.text(JSON.stringify(get(row) ?? null))
       : typeof cell === 'function' ? cell
-        : (row, w) => cell.memo.write(w, cell.key(row), cell.text);
+        : (row, w) => writeMemo(cell, row, w);
     steps.push({ run: false, prefix: ownPrefix ? prefix[c]! : null, cell: write });
     ownPrefix = true;
     c++;
@@ -407,16 +416,20 @@ function stepsOf(t: ColumnTable): Step[] {
 function writeRun(s: Extract<Step, { run: true }>, i: number, w: ByteWriter): void {
   const { cells, factors } = s;
   let k = 0;
-  for (let j = 0; j < factors.length; j++) k = k * factors[j]!.keys + factors[j]!.key(i);
-  const seen = s.pieces.get(k);
+  for (let j = 0; j < factors.length && k >= 0; j++) {
+    const f = factors[j]!.key(i);
+    // A cell this row does not key (its fallback writes it): the row's piece is written, not memoized.
+    k = f < 0 ? -1 : k * factors[j]!.keys + f;
+  }
+  const seen = k < 0 ? undefined : s.pieces.get(k);
   if (seen !== undefined) { w.again(Math.floor(seen / PIECE), seen % PIECE); return; }
   const from = w.n;
   for (let j = 0; j < cells.length; j++) {
     if (j > 0) w.bytes(s.prefixes[j]!);
-    cells[j]!.memo.write(w, cells[j]!.key(i), cells[j]!.text);
+    writeMemo(cells[j]!, i, w);
   }
   if (s.tail !== null) w.bytes(s.tail);
-  if (w.n - from < PIECE) s.pieces.set(k, from * PIECE + (w.n - from));
+  if (k >= 0 && w.n - from < PIECE) s.pieces.set(k, from * PIECE + (w.n - from));
 }
 /** Where a run's piece was written, as offset * PIECE + length. */
 const PIECE = 65536;
