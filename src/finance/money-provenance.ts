@@ -51,7 +51,7 @@ export function moneyProvenance(ctx: FinanceCtx, p: ProvenanceInput, s: MoneySum
   };
   if (p.govidsMissing) scope.govids_missing = p.govidsMissing;
   if (p.perGovernment) {
-    const lists = Object.values(s.yearsPresent);
+    const lists = s.yearsPresent.map(([, years]) => years);
     // One government's years arrive in order already; only a merge of several needs the set and sort.
     const years = lists.length === 1 ? lists[0]! : [...new Set(lists.flat())].sort((a, b) => a - b);
     scope.years_present = years;

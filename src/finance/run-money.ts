@@ -79,8 +79,15 @@ function merge(parts: MoneyResult[], plan: MoneyPlan): MoneyResult {
   const rows = sliceRows(concatRows(parts.map((p) => p.rows)), plan.offset, plan.offset + plan.limit);
   const s = parts.map((p) => p.summary);
   const union = (f: (x: MoneySummary) => number[]): number[] => [...new Set(s.flatMap(f))].sort((a, b) => a - b);
-  const yearsPresent: Record<number, number[]> = {};
-  for (const x of s) for (const [g, ys] of Object.entries(x.yearsPresent)) (yearsPresent[Number(g)] ??= []).push(...ys);
+  const byGov = new Map<number, number[]>();
+  for (const x of s) {
+    for (const [g, ys] of x.yearsPresent) {
+      let list = byGov.get(g);
+      if (list === undefined) byGov.set(g, (list = []));
+      list.push(...ys);
+    }
+  }
+  const yearsPresent = [...byGov];
   const without = s.map((x) => new Set(x.govsWithoutRows));
   const summary: MoneySummary = {
     yearsPresent,

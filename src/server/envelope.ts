@@ -51,13 +51,16 @@ export function fail(err: ApiError, requestId?: string): Envelope {
  */
 export function serialize(env: Envelope): string | Uint8Array {
   const head = `{"status":${JSON.stringify(env.status)},"data":`;
-  const tail = `,"error":${JSON.stringify(env.error)},"meta":${JSON.stringify(env.meta)},"provenance":${JSON.stringify(env.provenance)},"suggestions":${JSON.stringify(env.suggestions)}}`;
-  if (!(env.data instanceof JsonRows)) return `${head}${JSON.stringify(env.data)}${tail}`;
-  // One buffer for the body: the rows are written into it, not into one of their own and copied.
-  const w = new ByteWriter(head.length + env.data.size + Buffer.byteLength(tail));
+  const tail = [`,"error":${JSON.stringify(env.error)},"meta":`, JSON.stringify(env.meta), ',"provenance":', JSON.stringify(env.provenance), ',"suggestions":', JSON.stringify(env.suggestions), '}'];
+  if (!(env.data instanceof JsonRows)) return `${head}${JSON.stringify(env.data)}${tail.join('')}`;
+  // One buffer for the body: the rows are written into it, not into one of their own and copied; the
+  // pieces after them are written one by one, not joined into a string that would be flattened first.
+  let size = head.length + env.data.size;
+  for (const piece of tail) size += Buffer.byteLength(piece);
+  const w = new ByteWriter(size);
   w.text(head);
   env.data.write(w);
-  w.text(tail);
+  for (const piece of tail) w.text(piece);
   return w.written();
 }
 

@@ -220,8 +220,8 @@ export function money(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyR
   }
   const catsFound = [...catYears.keys()].sort((p, q) => catRank(e, p) - catRank(e, q));
   const present = presentYears;
-  const yearsPresent: Record<number, number[]> = {};
-  govYears.forEach((ys, gi) => { yearsPresent[govs[gi]!] = ys; });
+  const yearsPresent: [number, number[]][] = [];
+  govYears.forEach((ys, gi) => { yearsPresent.push([govs[gi]!, ys]); });
   return {
     total,
     rows: out.finish(),
