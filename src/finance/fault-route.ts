@@ -1,6 +1,7 @@
-// The worker-fault test hook: GET /__faults__/worker?kind=throw|exit sends a
-// job that throws, or kills its worker thread, so a test can watch the 500
-// envelope and the pool replace the worker. Registered only when
+// The worker-fault test hook: GET /__faults__/worker?kind=throw|exit|hang
+// sends a job that throws, kills its worker thread, or blocks it, so a test
+// can watch the 500 envelope, the pool replace the worker, and a cancelled
+// job end. Registered only when
 // CIVICSTREAM_FAULTS=1; start-up refuses that combination with NODE_ENV=production.
 
 import { boolParam, enumParam } from '../server/params.js';
@@ -11,11 +12,11 @@ export const faultRoute: RouteSpec<FinanceCtx> = {
   id: 'test_fault', path: '/__faults__/worker', tags: ['test-only'], produces: 'envelope',
   summary: 'Test-only: inject a worker fault', description: 'Present only when CIVICSTREAM_FAULTS=1 (never in production).',
   query: {
-    kind: enumParam({ description: 'throw: the job throws; exit: the worker thread exits mid-task.', values: ['throw', 'exit'] as const, default: 'throw' }),
+    kind: enumParam({ description: 'throw: the job throws; exit: the worker thread exits mid-task; hang: the job blocks its worker for 10 s (for cancellation tests).', values: ['throw', 'exit', 'hang'] as const, default: 'throw' }),
     batched: boolParam({ description: 'Send the job the way small jobs go: batched with the others of its event-loop turn.', default: false }),
   },
   handle: async (req) => {
-    const args = { kind: req.params.kind as 'throw' | 'exit' };
+    const args = { kind: req.params.kind as 'throw' | 'exit' | 'hang' };
     await (req.params.batched ? req.ctx.pool.runSmall('fault', args, req.signal) : req.ctx.pool.run('fault', args, req.signal));
     throw new Error('unreachable: the fault job never returns');
   },

@@ -160,7 +160,8 @@ export function moneyTable(ctx: TableCtx, route: MoneyRoute, params: Record<stri
     }
     return k;
   };
-  const flagKey = (i: number): number => (filled(i) ? 0 : (r.flags[i]! & ROW_AGGREGATE) !== 0 ? 2 : 1);
+  const aggregateOf = (i: number): boolean | null => (filled(i) ? null : (r.flags[i]! & ROW_AGGREGATE) !== 0);
+  const flagKey = (i: number): number => { const a = aggregateOf(i); return a === null ? 0 : a ? 2 : 1; };
   cols.push(
     {
       name: 'codes_included', get: codesOf,
@@ -175,11 +176,7 @@ export function moneyTable(ctx: TableCtx, route: MoneyRoute, params: Record<stri
       },
       json: memoJson(jsonCodesKey, nCodes + CODE_SETS, (k) => (k < nCodes ? codeName(k) : jsonCodeSetText[k - nCodes]!), jsonCode, (i, w) => w.text(JSON.stringify(codesOf(i)))),
     },
-    {
-      name: 'aggregate_fallback', get: (i) => (filled(i) ? null : (r.flags[i]! & ROW_AGGREGATE) !== 0),
-      csv: plainCsv((i) => (filled(i) ? null : (r.flags[i]! & ROW_AGGREGATE) !== 0)),
-      json: memoJson(flagKey, 3, (k) => FLAG_JSON[k]!, tm.jsonFlag),
-    },
+    { name: 'aggregate_fallback', get: aggregateOf, csv: plainCsv(aggregateOf), json: memoJson(flagKey, 3, (k) => FLAG_JSON[k]!, tm.jsonFlag) },
     {
       name: 'notes', get: notesOf, csv: (i, w) => { if (!noNote(i)) w.text(csvField(notesOf(i))); },
       json: memoJson((i) => (noNote(i) ? 0 : -1), 1, () => '', tm.jsonNote, (i, w) => w.text(JSON.stringify(notesOf(i)))),
