@@ -389,7 +389,8 @@ function stepsOf(t: ColumnTable): Step[] {
       let span = 1;
       for (let m = memoAt(c); m !== null; m = memoAt(c)) {
         const alike = factors.some((f) => f.key === m!.key);
-        if (!alike && span * m.keys >= RUN_KEYS) break;
+        // The first cell is always taken, so the loop moves on even past a cell of more keys than a run holds.
+        if (!alike && cells.length > 0 && span * m.keys >= RUN_KEYS) break;
         if (!alike) { span *= m.keys; factors.push(m); }
         cells.push(m);
         prefixes.push(prefix[c]!);

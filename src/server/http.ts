@@ -162,6 +162,8 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
     /** ETag and Cache-Control of a cacheable route's 200 answer; sent on nothing else. */
     let validators: Record<string, string> | undefined;
     const sendEnvelope = (status: number, env: Envelope, headers?: Record<string, string>): void => {
+      // Answered already (the time budget) or the client left: the body would be thrown away unwritten.
+      if (state.aborted || state.answered) return;
       const body = serialize(env);
       if (status === 200 && cacheKey !== null && headers === undefined) {
         // A copy: a byte body may be a view of a larger buffer, whose size the cache would not count.
