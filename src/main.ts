@@ -183,7 +183,8 @@ function frontShare(config: Config, k: number): Config {
     // Every front thread needs a worker for its large jobs, so WORKERS below FRONT_THREADS gives one each.
     workers: Math.max(1, share(config.workers)),
     poolQueue: share(config.poolQueue),
-    responseCacheMb: config.responseCacheMb === 0 ? 0 : Math.max(1, share(config.responseCacheMb)),
+    // Not rounded: a share of a megabyte is a byte budget all the same, and rounding up to one each made the shares exceed a small total.
+    responseCacheMb: config.responseCacheMb / n,
     csvPageSlots: share(config.csvPageSlots),
   };
 }

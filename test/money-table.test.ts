@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { moneyTable, type MoneyRoute } from '../dist/src/finance/money-table.js';
 import { rowsOf, type MoneyResult } from '../dist/src/finance/plan.js';
-import { ByteWriter, chunksOf, csvBytes, csvField, jsonRows, rowObjects } from '../dist/src/server/csv.js';
+import { ByteWriter, chunksOf, csvBytes, csvField, jsonRows, rowObjects, writeMemo } from '../dist/src/server/csv.js';
 import { useFixtureCtx } from './helpers/fixture-ctx.js';
 
 const fixture = useFixtureCtx();
@@ -77,8 +77,7 @@ describe('money table cells', () => {
           if (json) {
             const w = new ByteWriter(8);
             if (typeof json === 'function') json(i, w);
-            else if (json.key(i) >= 0) json.memo.write(w, json.key(i), json.text);
-            else json.fallback!(i, w);
+            else writeMemo(json, i, w);
             expect(Buffer.from(w.written()).toString('utf8'), `${t.names[c]} row ${i}`).toBe(JSON.stringify(v ?? null));
           }
         }

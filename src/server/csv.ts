@@ -343,7 +343,7 @@ export function memoJson(key: (i: number) => number, keys: number, text: (k: num
 }
 
 /** A memo cell's value for row i: its memoized text, or its fallback's for a row it does not key. */
-function writeMemo(m: MemoCell, i: number, w: ByteWriter): void {
+export function writeMemo(m: MemoCell, i: number, w: ByteWriter): void {
   const k = m.key(i);
   if (k >= 0) m.memo.write(w, k, m.text);
   else m.fallback!(i, w);
