@@ -152,8 +152,12 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
         // A 304 repeats no length: it would have to be the 200's, which was never computed.
         // (An explicit undefined length is read by uWS as 2^63, so the call takes no arguments.)
         if (status === 304) res.endWithoutBody();
-        else if (head) res.endWithoutBody(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength, draining);
-        else res.end(body, draining);
+        else if (head) {
+          // The length goes in as a header: endWithoutBody(length) leaves this uWS build's connection without its
+          // idle timeout and breaks the next request on it (test/head.test.ts), a descriptor held for good per HEAD.
+          res.writeHeader('Content-Length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength));
+          res.endWithoutBody();
+        } else res.end(body, draining);
       });
       settle();
       log(service, { requestId, method, path, status, started, bytes: typeof body === 'string' ? body.length : body.byteLength });

@@ -1,0 +1,86 @@
+// HEAD answers must leave the connection as a GET's does: idle-timed and
+// reusable. On this uWS build endWithoutBody(length) kept the socket open for
+// good (one client held a descriptor per HEAD) and broke the next request on
+// it; these tests send HEAD over raw sockets and watch what the server does.
+
+import net from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { arrestsUrl, financeUrl } from './helpers/http.js';
+
+const portOf = (base: string): number => Number(new URL(base).port);
+
+interface Exchange {
+  /** Everything the server sent, as latin1 text. */
+  text: string;
+  /** ms from the first write until the server closed, or null if it was still open at the deadline. */
+  closedAfter: number | null;
+}
+
+/** Writes each request (after the given delay in ms), then waits until the server closes or deadlineMs passes. */
+function exchange(port: number, writes: [number, string][], deadlineMs: number): Promise<Exchange> {
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(port, '127.0.0.1');
+    let text = '';
+    const t0 = Date.now();
+    const timer = setTimeout(() => { sock.destroy(); resolve({ text, closedAfter: null }); }, deadlineMs);
+    sock.on('data', (d) => { text += d.toString('latin1'); });
+    sock.on('error', (e) => { clearTimeout(timer); reject(e); });
+    sock.on('close', () => { clearTimeout(timer); resolve({ text, closedAfter: Date.now() - t0 }); });
+    sock.on('connect', () => { for (const [delay, req] of writes) setTimeout(() => sock.write(req), delay); });
+  });
+}
+
+const req = (method: string, path: string): string => `${method} ${path} HTTP/1.1\r\nHost: test\r\n\r\n`;
+const statuses = (text: string): number[] => [...text.matchAll(/^HTTP\/1\.1 (\d{3})/gm)].map((m) => Number(m[1]));
+
+/** The status line and headers of every answer, by status order; bodies are not parsed. */
+function contentLengths(text: string): (number | null)[] {
+  return text.split(/^HTTP\/1\.1 /m).slice(1).map((a) => {
+    const m = /\r\ncontent-length: (\d+)\r\n/i.exec(a.split('\r\n\r\n')[0] + '\r\n');
+    return m ? Number(m[1]) : null;
+  });
+}
+
+// JSON, an error envelope, an asset, a CSV stream, on both services.
+const CASES: [string, () => string, string][] = [
+  ['finance JSON', financeUrl, '/api/v1/health'],
+  ['finance error', financeUrl, '/api/v1/no-such-route'],
+  ['finance asset', financeUrl, '/__docs__/'],
+  ['finance CSV', financeUrl, '/api/v1/spending?state=NH&type=city&format=csv&limit=5'],
+  ['school JSON', arrestsUrl, '/api/v1/health'],
+];
+
+describe.concurrent('HEAD', () => {
+  it.each(CASES)('%s: a silent socket after HEAD is closed by the idle timeout', async (_name, base, path) => {
+    const got = await exchange(portOf(base()), [[0, req('HEAD', path)]], 25_000);
+    expect(statuses(got.text)).toHaveLength(1);
+    // uWS's idle timeout is 10 s; a GET's connection closes then too (checked below).
+    expect(got.closedAfter).not.toBeNull();
+    expect(got.closedAfter!).toBeLessThan(20_000);
+  });
+
+  it('a silent socket after GET closes at the same idle timeout (the reference)', async () => {
+    const got = await exchange(portOf(financeUrl()), [[0, req('GET', '/api/v1/health')]], 25_000);
+    expect(got.closedAfter).not.toBeNull();
+    expect(got.closedAfter!).toBeLessThan(20_000);
+  });
+
+  it.each(CASES)('%s: HEAD then GET on one kept-alive connection both answer, with the same Content-Length', async (_name, base, path) => {
+    const got = await exchange(portOf(base()), [[0, req('HEAD', path)], [300, req('GET', path)]], 3_000);
+    const s = statuses(got.text);
+    expect(s).toHaveLength(2);
+    expect(s[0]).toBe(s[1]);
+    const [headLen, getLen] = contentLengths(got.text);
+    if (!path.includes('format=csv')) {
+      expect(headLen).not.toBeNull();
+      expect(headLen).toBe(getLen);
+    }
+  });
+
+  // Only answers ready at once: this uWS build closes a connection whose pipelined request arrives while an
+  // earlier answer is still being computed (GET then GET of a CSV page too), which HEAD does not change.
+  it.each(CASES.filter(([name]) => !name.includes('CSV')))('%s: HEAD and GET pipelined in one write both answer', async (_name, base, path) => {
+    const got = await exchange(portOf(base()), [[0, req('HEAD', path) + req('GET', path)]], 3_000);
+    expect(statuses(got.text)).toHaveLength(2);
+  });
+});
