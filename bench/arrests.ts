@@ -11,7 +11,7 @@ import { readArrestsManifest } from '../src/arrests/manifest.js';
 import { loadOrBuildSummaries } from '../src/arrests/summaries.js';
 import { loadDistricts, loadEnrollment } from '../src/arrests/tables.js';
 import { load } from './lib/load.js';
-import { ROOT, startServer } from './lib/server.js';
+import { ROOT, startServer } from '../scripts/lib/server.js';
 
 const fullArg = process.argv.indexOf('--full');
 const mirrors = [path.join(ROOT, 'fixtures/arrests'), ...(fullArg > 0 ? [path.resolve(process.argv[fullArg + 1]!)] : [])];

@@ -13,7 +13,7 @@ import { planOf } from '../src/finance/money.js';
 import type { MoneyRoute } from '../src/finance/money-table.js';
 import { attachFinance } from '../workers/finance/corpus.js';
 import { money } from '../workers/finance/money.js';
-import { ROOT } from './lib/server.js';
+import { ROOT } from '../scripts/lib/server.js';
 
 const dataArg = process.argv.indexOf('--data');
 const data = dataArg > 0 ? path.resolve(process.argv[dataArg + 1]!) : path.join(ROOT, 'fixtures/finance/v6');
@@ -25,7 +25,7 @@ const gid = ctx.catalog.governments.findIndex((g, i) => g.type === 2 && ctx.govY
 const police = ctx.engine.categories.indexOf('Police');
 const spending: MoneyRoute = { verb: 'spending', flows: ['expenditure'], subtypeField: 'spend_subtype', withFlow: false };
 const profile: MoneyRoute = { verb: 'profile', flows: ['expenditure', 'revenue'], subtypeField: 'subtype', withFlow: true };
-const base = { basis: 'harmonized', page: 0, limit: 1000, adjust: 'nominal', per_capita: false, base_year: ctx.catalog.maxYear };
+const base = { basis: 'harmonized' as const, page: 0, limit: 1000, adjust: 'nominal', per_capita: false, base_year: ctx.catalog.maxYear };
 const q = (params: Record<string, unknown>) => ({ gids: [gid], years: ctx.catalog.years, params: { ...base, ...params } });
 const plans = {
   'one government, all years, spending': planOf(ctx, spending, q({})),

@@ -8,8 +8,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { query } from './lib/duckdb.js';
-import { ROOT, startServer } from './lib/server.js';
+import { query } from '../scripts/lib/duckdb.js';
+import { ROOT, startServer } from '../scripts/lib/server.js';
 import { median, timeRuns } from './lib/timing.js';
 
 const dataArg = process.argv.indexOf('--data');

@@ -16,12 +16,12 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { query } from './lib/duckdb.js';
+import { query } from '../scripts/lib/duckdb.js';
 import { csvPuller } from './lib/csv-pull.js';
 import { load } from './lib/load.js';
 import { cpuPerRequest, cpuSnapshot } from './lib/cpu.js';
-import { ROOT, startServer, type Running } from './lib/server.js';
-import { median, pct, timeRuns } from './lib/timing.js';
+import { ROOT, startServer, type Running } from '../scripts/lib/server.js';
+import { median, timeRuns } from './lib/timing.js';
 
 const arg = (name: string, dflt: string): string => {
   const i = process.argv.indexOf(`--${name}`);

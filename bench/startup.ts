@@ -5,7 +5,7 @@
 
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT, startServer } from './lib/server.js';
+import { ROOT, startServer } from '../scripts/lib/server.js';
 
 const dataArg = process.argv.indexOf('--data');
 const data = dataArg > 0 ? path.resolve(process.argv[dataArg + 1]!) : path.join(ROOT, 'fixtures/finance/v6');

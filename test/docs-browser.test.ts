@@ -1,5 +1,5 @@
 // The docs and explorer pages of both services in a real headless Chromium (Debian's, at
-// /usr/bin/chromium; .ci/run installs it when missing): the page renders the
+// /usr/bin/chromium; npm test installs it when missing, see scripts/ensure-test-tools.mjs): the page renders the
 // generated OpenAPI, every declared route is listed, and a screenshot is kept
 // in test-artifacts/ as the run's evidence.
 
@@ -15,7 +15,7 @@ const ARTIFACTS = path.join(ROOT, 'test-artifacts');
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's chromium package (.ci/run does) or set CHROMIUM_PATH`);
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: run 'node scripts/ensure-test-tools.mjs' as root (npm test does) or set CHROMIUM_PATH`);
   mkdirSync(ARTIFACTS, { recursive: true });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
 }, 60_000);

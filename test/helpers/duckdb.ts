@@ -1,1 +1,2 @@
-export * from '../../bench/lib/duckdb.js';
+// DuckDB over the fixture parquet, shared with the benches (scripts/lib/duckdb.ts).
+export * from '../../dist/scripts/lib/duckdb.js';

@@ -1,11 +1,14 @@
 // Starts the real server (the built dist/) as a child process on an ephemeral
-// port and reads the port from its "listening" line.
+// port and reads the port from its "listening" line. Shared by bench/ and
+// test/: it lives in scripts/lib/ because tsc compiles scripts/ (so the
+// benches, run from dist/bench/, can import it) and it is neither bench nor
+// test code, so neither tree imports the other.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const ROOT = path.resolve(fileURLToPath(new URL('../..', import.meta.url.replace('/dist/bench/', '/bench/'))));
+export const ROOT = path.resolve(fileURLToPath(new URL('../..', import.meta.url.replace('/dist/scripts/', '/scripts/'))));
 export const MAIN = path.join(ROOT, 'dist/src/main.js');
 
 export interface Running {
@@ -24,9 +27,10 @@ export interface Exited {
   stderr: string;
 }
 
-export function startServer(env: Record<string, string> = {}, timeoutMs = 60_000): Promise<Running> {
+/** `main` lets a bench start another build of the server (an old worktree's). */
+export function startServer(env: Record<string, string> = {}, timeoutMs = 60_000, main = MAIN): Promise<Running> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [MAIN], {
+    const proc = spawn(process.execPath, [main], {
       env: { ...process.env, FINANCE_PORT: '0', ARRESTS_PORT: '0', ACCESS_LOG: 'false', WORKERS: '2', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,4 +1,5 @@
 // An independent engine for checking our numbers: DuckDB over the same parquet.
+// Shared by bench/ and test/ (see server.ts for why it lives here).
 
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import path from 'node:path';

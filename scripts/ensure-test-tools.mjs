@@ -1,0 +1,69 @@
+// Runs first in `npm test`: the system tools the tests drive must be there
+// before a single test starts, or a suite fails in beforeAll on a fresh
+// machine. Installs Debian's packages when it can (root, or sudo without a
+// password); otherwise stops at once with the one command to run.
+// Plain Node, no dependencies: it runs before anything is built.
+
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** Every system tool the tests need: the one place to add one (its path, and the Debian package that provides it). */
+export const TOOLS = [
+  // docs-browser.test.ts drives Chromium headless through playwright-core, which bundles no browser.
+  { name: 'chromium', path: process.env.CHROMIUM_PATH || '/usr/bin/chromium', apt: 'chromium' },
+];
+
+const executable = (p) => {
+  try {
+    accessSync(p, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * What to do about the tools missing: nothing, install them (the shell command),
+ * or refuse (the one line to print). `can` says who we are: root, or passwordless sudo,
+ * and whether installing is allowed at all.
+ */
+export function decide(missing, can) {
+  if (missing.length === 0) return { action: 'ok' };
+  const pkgs = [...new Set(missing.map((t) => t.apt))].join(' ');
+  const names = missing.map((t) => t.name).join(', ');
+  const sudo = can.root ? '' : 'sudo ';
+  if (can.install && (can.root || can.sudo)) {
+    return { action: 'install', command: `${sudo}apt-get update -qq && DEBIAN_FRONTEND=noninteractive ${sudo}apt-get install -y -qq ${pkgs}` };
+  }
+  return { action: 'refuse', message: `npm test needs ${names}: run '${sudo}apt-get install -y ${pkgs}'` };
+}
+
+const passwordlessSudo = () => spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0;
+
+function main() {
+  const missing = TOOLS.filter((t) => !executable(t.path));
+  const can = {
+    root: process.getuid?.() === 0,
+    sudo: missing.length > 0 && process.getuid?.() !== 0 && passwordlessSudo(),
+    // CIVICSTREAM_INSTALL_TOOLS=0: never install, only say what is missing.
+    install: process.env.CIVICSTREAM_INSTALL_TOOLS !== '0',
+  };
+  const d = decide(missing, can);
+  if (d.action === 'ok') return 0;
+  if (d.action === 'refuse') {
+    console.error(d.message);
+    return 1;
+  }
+  console.error(`npm test: installing ${missing.map((t) => t.name).join(', ')}: ${d.command}`);
+  const run = spawnSync('sh', ['-c', d.command], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const still = missing.filter((t) => !executable(t.path));
+  if (run.status !== 0 || still.length > 0) {
+    // Installed but not where the tests look (a CHROMIUM_PATH elsewhere), or apt failed: say which.
+    console.error(`npm test needs ${still.map((t) => `${t.name} at ${t.path}`).join(', ') || 'its tools'}: the install (${d.command}) exited ${run.status}`);
+    return 1;
+  }
+  return 0;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) process.exitCode = main();
