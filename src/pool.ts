@@ -12,7 +12,7 @@
 
 import { Piscina } from 'piscina';
 import { apiError } from './server/errors.js';
-import type { BatchItem, BatchOutcome, JobName, JobArgs, JobResult, JobTable } from '../workers/jobs.js';
+import type { BatchItem, BatchOutcome, JobArgs, JobName, JobResult, JobRunner, JobTable } from './job-runner.js';
 
 export interface PoolOptions {
   workers: number;
@@ -43,7 +43,7 @@ interface Pending {
  */
 const EARLY_FLUSH_PER_WORKER = 4;
 
-export class Pool {
+export class Pool implements JobRunner {
   readonly piscina: Piscina;
   private readonly capacity: number;
   private readonly workers: number;

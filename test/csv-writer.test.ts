@@ -4,7 +4,9 @@
 import fc from 'fast-check';
 import { format } from 'fast-csv';
 import { describe, expect, it } from 'vitest';
-import { ByteMemo, ByteWriter, chunksOf, csvBytes, csvChunks, csvField, drainText, plainCsv, type ColumnTable, type CsvCell } from '../src/server/csv.js';
+import { ByteMemo, ByteWriter, type Cell } from '../dist/src/bytes/byte-writer.js';
+import type { ColumnTable } from '../dist/src/bytes/column-table.js';
+import { chunksOf, csvBytes, csvChunks, csvField, drainText, plainCsv } from '../dist/src/bytes/csv-writer.js';
 
 function viaFastCsv(header: string[], rows: unknown[][]): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -45,7 +47,7 @@ describe('CSV writer', () => {
   });
 
   it('the hot-path cells write exactly the bytes of what csvField writes: plain for numbers, booleans, null and identifiers; memoized text escaped once', () => {
-    const written = (cell: CsvCell, i: number): Buffer => { const w = new ByteWriter(4); cell(i, w); return Buffer.from(w.written()); };
+    const written = (cell: Cell, i: number): Buffer => { const w = new ByteWriter(4); cell(i, w); return Buffer.from(w.written()); };
     const number = fc.oneof(fc.integer(), fc.maxSafeInteger(), fc.constantFrom(0, -0, 9, 10, 99, 100, 999_999_999, 1e9, 1e9 + 1, -2e9, 1234567890123, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 2 ** 53, 1e21, -1e-7, Number.NaN, Number.POSITIVE_INFINITY), fc.double());
     fc.assert(fc.property(fc.array(fc.oneof(number, fc.boolean(), fc.constant(null), fc.stringMatching(/^[a-z_0-9]*$/))), (values) => {
       const plain = plainCsv((i) => values[i]);
@@ -53,9 +55,9 @@ describe('CSV writer', () => {
     }));
     // A lone surrogate has no UTF-8 form: both writers put U+FFFD's bytes in its place.
     fc.assert(fc.property(fc.array(fc.oneof(text, fc.constantFrom('\ud800', 'a\udc00b', '\ufeffx')), { minLength: 1 }), (names) => {
-      const memo = new ByteMemo(1);
+      const memo = new ByteMemo(1, csvField);
       let escaped = 0;
-      const cell: CsvCell = (i, w) => memo.write(w, i % names.length, (k) => { escaped++; return names[k]!; });
+      const cell: Cell = (i, w) => memo.write(w, i % names.length, (k) => { escaped++; return names[k]!; });
       for (let i = 0; i < names.length * 2; i++) expect(written(cell, i)).toEqual(Buffer.from(csvField(names[i % names.length])));
       expect(escaped).toBe(names.length);
     }));

@@ -4,9 +4,11 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ByteWriter, jsonRows, memoJson, plainJson, rowObjects, writeMemo, type ColumnTable } from '../src/server/csv.js';
-import { JsonRows, fail, ok, serialize, serializeText } from '../src/server/envelope.js';
-import { apiError } from '../src/server/errors.js';
+import { ByteWriter } from '../dist/src/bytes/byte-writer.js';
+import { rowObjects, writeMemo, type ColumnTable } from '../dist/src/bytes/column-table.js';
+import { jsonRows, memoJson, plainJson } from '../dist/src/bytes/json-rows.js';
+import { JsonRows, fail, ok, serialize, serializeText } from '../dist/src/server/envelope.js';
+import { apiError } from '../dist/src/server/errors.js';
 
 const text = (b: Uint8Array): string => Buffer.from(b).toString('utf8');
 

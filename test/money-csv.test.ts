@@ -6,10 +6,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { planOf } from '../dist/src/finance/money.js';
-import { moneyTable, tableParams, type MoneyRoute } from '../dist/src/finance/money-table.js';
+import { moneyTable, tableOptions, type MoneyRoute } from '../dist/src/finance/money-table.js';
 import { tableCtxOf, tableNames } from '../dist/src/finance/table-ctx.js';
-import { csvBytes } from '../dist/src/server/csv.js';
-import { PageArena } from '../dist/src/server/page-arena.js';
+import { csvBytes } from '../dist/src/bytes/csv-writer.js';
+import { PageArena } from '../dist/src/bytes/page-arena.js';
 import { attachFinance } from '../dist/workers/finance/corpus.js';
 import { money } from '../dist/workers/finance/money.js';
 import { moneyCsv } from '../dist/workers/finance/money-csv.js';
@@ -57,11 +57,11 @@ describe('CSV pages written in a worker', () => {
         ...(q.recipe === undefined && q.category !== undefined ? { category: { ids: [q.category], all: false, names: [engine.categories[q.category]!] } } : {}),
       };
       const plan = planOf(ctx, q.route, { gids, years: q.years, params });
-      const expected = Buffer.from(csvBytes(moneyTable(ctx, q.route, params, money(view, engine, { ...plan, stopAtPage: true })), 64));
+      const expected = Buffer.from(csvBytes(moneyTable(ctx, q.route, tableOptions(params), money(view, engine, { ...plan, stopAtPage: true })), 64));
       const arena = q.where === 'tiny' ? tiny : big;
       const lease = arena.acquire()!;
       if (q.where === 'given up') arena.release(lease);
-      const r = moneyCsv(view, table, arena.slots, 1, { plan: { ...plan, stopAtPage: true }, route: q.route, params: tableParams(params), lease: { slot: lease.slot, token: lease.token } });
+      const r = moneyCsv(view, table, arena.slots, 1, { plan: { ...plan, stopAtPage: true }, route: q.route, table: tableOptions(params), lease: { slot: lease.slot, token: lease.token } });
       const got = Buffer.from(r.inSlot ? arena.view(lease.slot, r.length) : r.csv!);
       expect(got.equals(expected), `${JSON.stringify(q)}`).toBe(true);
       // In the slot only when a lease was held and the page fit: a page far under the slot's size always fits.

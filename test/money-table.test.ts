@@ -6,9 +6,12 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { moneyTable, type MoneyRoute } from '../dist/src/finance/money-table.js';
+import { moneyTable, tableOptions, type MoneyRoute } from '../dist/src/finance/money-table.js';
 import { rowsOf, type MoneyResult } from '../dist/src/finance/plan.js';
-import { ByteWriter, chunksOf, csvBytes, csvField, jsonRows, rowObjects, writeMemo } from '../dist/src/server/csv.js';
+import { ByteWriter } from '../dist/src/bytes/byte-writer.js';
+import { rowObjects, writeMemo } from '../dist/src/bytes/column-table.js';
+import { chunksOf, csvBytes, csvField } from '../dist/src/bytes/csv-writer.js';
+import { jsonRows } from '../dist/src/bytes/json-rows.js';
 import { useFixtureCtx } from './helpers/fixture-ctx.js';
 
 const fixture = useFixtureCtx();
@@ -63,14 +66,15 @@ describe('money table cells', () => {
       // Recipe rows (category -2) come only from a recipe query, as in the job.
       const res = result(p.recipe ? rows : rows.map((a) => (a.cat === -2 ? { ...a, cat: -1 } : a)));
       const extra = withRole ? [{ name: 'role', get: (i: number) => (i % 2 ? 'target' : 'peer') }] : [];
-      const t = moneyTable(ctx, route, { ...p, base_year: catalog.maxYear }, res, extra);
+      const t = moneyTable(ctx, route, tableOptions({ ...p, base_year: catalog.maxYear }), res, extra);
       for (let c = 0; c < t.names.length; c++) {
         for (let i = 0; i < t.n; i++) {
           const v = t.get[c]!(i);
           const csv = t.csv?.[c];
           if (csv) {
             const w = new ByteWriter(8);
-            csv(i, w);
+            if (typeof csv === 'function') csv(i, w);
+            else writeMemo(csv, i, w);
             expect(Buffer.from(w.written()), `${t.names[c]} row ${i}`).toEqual(Buffer.from(csvField(v)));
           }
           const json = t.json?.[c];

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { PageArena, claimSlot, unclaimSlot } from '../src/server/page-arena.js';
+import { PageArena, claimSlot, unclaimSlot } from '../dist/src/bytes/page-arena.js';
 import { ROOT } from './helpers/server.js';
 
 const never = (): Promise<void> => new Promise(() => {});
@@ -79,7 +79,7 @@ describe('page arena', () => {
   it('a writer on another thread wakes the release waiting for it', async () => {
     const a = new PageArena(1, 1024, never);
     const lease = a.acquire()!;
-    const arena = pathToFileURL(path.join(ROOT, 'dist/src/server/page-arena.js')).href;
+    const arena = pathToFileURL(path.join(ROOT, 'dist/src/bytes/page-arena.js')).href;
     const source = `
       const { workerData, parentPort, threadId } = require('node:worker_threads');
       import(${JSON.stringify(arena)}).then(({ claimSlot, unclaimSlot }) => {

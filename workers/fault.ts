@@ -2,9 +2,7 @@
 // this job exists only when the server is started with CIVICSTREAM_FAULTS=1,
 // which start-up refuses when NODE_ENV=production.
 
-export interface FaultArgs {
-  kind: 'throw' | 'exit' | 'hang';
-}
+import type { FaultArgs } from '../src/job-runner.js';
 
 /** How long a hanging job blocks its worker: far longer than a test waits to see it cancelled. */
 const HANG_MS = 10_000;

@@ -3,7 +3,8 @@
 // of small jobs. No HTTP, no I/O here.
 
 import { workerData, threadId } from 'node:worker_threads';
-import { jobTable, runBatch, type BatchItem, type BatchOutcome, type JobData } from './jobs.js';
+import type { BatchItem, BatchOutcome } from '../src/job-runner.js';
+import { jobTable, runBatch, type JobData } from './jobs.js';
 
 const jobs = jobTable((workerData ?? {}) as JobData, threadId);
 

@@ -1,21 +1,24 @@
 // The job table: each job a pure, synchronous function of the shared corpus
 // and a small plan. No HTTP, no I/O. The Piscina worker entry (index.ts)
 // builds it from its workerData; a front thread (src/front.ts) builds the same
-// table to run the small jobs where their request arrived.
+// table to run the small jobs where their request arrived. The jobs' names
+// and types are declared in src/job-runner.ts, which loads nothing of here.
 
 import { move, transferableSymbol, valueSymbol } from 'piscina';
+import type { PageSlots } from '../src/bytes/page-arena.js';
 import type { FinanceColumns } from '../src/finance/columns.js';
-import { attachFinance, type FinanceView } from './finance/corpus.js';
 import type { EngineCatalog } from '../src/finance/engine-catalog.js';
-import { packRows, type MoneyPlan, type MoneyResult, type PackedMoneyRows } from '../src/finance/plan.js';
-import * as codeYearsJob from './finance/code-years.js';
-import * as govYears from './finance/government-years.js';
-import { money as moneyJob } from './finance/money.js';
-import { moneyCsv as moneyCsvJob, type MoneyCsvArgs, type MoneyCsvResult } from './finance/money-csv.js';
+import type { MoneyCsvArgs, MoneyCsvResult } from '../src/finance/job-io.js';
+import { packRows } from '../src/finance/plan.js';
 import { tableCtxOf, type TableCtx, type TableNames } from '../src/finance/table-ctx.js';
-import type { PageSlots } from '../src/server/page-arena.js';
+import type { BatchItem, BatchOutcome, JobTable } from '../src/job-runner.js';
+import { fault as faultJob } from './fault.js';
+import * as codeYearsJob from './finance/code-years.js';
+import { attachFinance, type FinanceView } from './finance/corpus.js';
+import * as govYears from './finance/government-years.js';
+import { moneyCsv as moneyCsvJob } from './finance/money-csv.js';
+import { money as moneyJob } from './finance/money.js';
 import * as peersJob from './finance/peers.js';
-import { fault as faultJob, type FaultArgs } from './fault.js';
 
 /** What a thread needs to run the jobs: the shared corpus columns and the catalog parts. */
 export interface JobData {
@@ -24,23 +27,6 @@ export interface JobData {
   financeNames?: TableNames;
   financePages?: PageSlots;
 }
-
-export interface Jobs {
-  ping: [Record<string, never>, { threadId: number }];
-  governmentYears: [govYears.GovernmentYearsArgs, govYears.GovernmentYearsResult];
-  money: [MoneyPlan, Omit<MoneyResult, 'rows'> & { rows: PackedMoneyRows }];
-  moneyCsv: [MoneyCsvArgs, MoneyCsvResult];
-  codeYears: [{ nCodes: number }, codeYearsJob.CodeYearsResult];
-  peers: [peersJob.PeersArgs, peersJob.PeersResult];
-  fault: [FaultArgs, never];
-}
-export type JobName = keyof Jobs;
-export type JobArgs<N extends JobName> = Jobs[N][0];
-export type JobResult<N extends JobName> = Jobs[N][1];
-export type JobTable = { [N in JobName]: (a: JobArgs<N>) => JobResult<N> };
-
-export interface BatchItem { name: JobName; args: unknown }
-export type BatchOutcome = { ok: true; value: unknown } | { ok: false; message: string; stack: string | undefined };
 
 /** The jobs over data, run on thread threadId (the CSV page slots are leased per thread). */
 export function jobTable(data: JobData, threadId: number): JobTable {
@@ -68,7 +54,7 @@ export function jobTable(data: JobData, threadId: number): JobTable {
       const r = moneyJob(needFinance(), needCatalog(), plan);
       return { ...r, rows: packRows(r.rows) };
     },
-    /** A flat query's CSV page, in its shared slot or else in a buffer moved (not copied) to the main thread. */
+    /** A flat query's CSV page, in its shared slot or else in a buffer moved (not copied) to the thread that asked. */
     moneyCsv: (a) => {
       const r = csvPage(a);
       if (r.csv === null) return r;
@@ -80,7 +66,7 @@ export function jobTable(data: JobData, threadId: number): JobTable {
   };
 }
 
-/** Several small jobs in one message (see Pool.runSmall); a job that throws fails alone. */
+/** Several small jobs in one message (see JobRunner.runSmall); a job that throws fails alone. */
 export function runBatch(jobs: JobTable, items: BatchItem[]): BatchOutcome[] {
   // A loop, not items.map: once optimized, map returns a holey array, which is posted back index by index (a sparse array).
   const out: BatchOutcome[] = [];

@@ -1,8 +1,9 @@
 // What every finance route handler can reach: the catalog, the shared corpus
-// columns, the pool, and lookups built once at load.
+// columns, the job runner (the pool, wired in service.ts), and lookups built
+// once at load.
 
-import type { Pool } from '../pool.js';
-import type { PageArena } from '../server/page-arena.js';
+import type { PageArena } from '../bytes/page-arena.js';
+import type { JobRunner } from '../job-runner.js';
 import type { RouteSpec } from '../server/route-spec.js';
 import type { Catalog, Flow } from './catalog.js';
 import type { FinanceColumns } from './columns.js';
@@ -15,7 +16,8 @@ export interface FinanceCtx {
   engine: EngineCatalog;
   columns: FinanceColumns;
   stats: LoadStats;
-  pool: Pool;
+  /** Where jobs run: the worker pool, and on a front thread that thread too for small jobs (service.ts). */
+  pool: JobRunner;
   /** Where provenance SQL reads the mirror: MIRROR_URL, or the data directory's absolute path. */
   mirrorUrl: string;
   /** gov_name lowercased, by gid, for literal case-insensitive search. */
@@ -31,7 +33,7 @@ export interface FinanceCtx {
   /** read_parquet's file argument for the long partitions, for provenance SQL (sql.ts longFilesSql). */
   longFilesSql: string;
   textMemo: TextMemo;
-  /** Shared slots the workers write CSV pages into (src/server/page-arena.ts). */
+  /** Shared slots the workers write CSV pages into (src/bytes/page-arena.ts). */
   pages: PageArena;
 
   /** Governments of a state and/or type (key `fips|type`), sorted by gid, built on first use. */

@@ -13,7 +13,9 @@ import { viewOf } from '../corpus/shared.js';
 import type { PartitionGroups, PartitionJob } from './corpus-layout.js';
 import { FLAG_AGGREGATE, FLAG_AMT_NULL, NO_CODE } from './columns.js';
 
-
+/** The shared row columns a loader writes, as typed views. */
+interface RowViews { code: Uint16Array; hcode: Uint16Array; amt: Int32Array; flags: Uint8Array }
+type Part = PartitionJob['parts'][number];
 
 /** Loads partitions into the shared row columns at their offsets; returns each partition's groups. */
 export async function loadPartitions(job: PartitionJob): Promise<{ groups: PartitionGroups[]; extraCodes: string[] }> {
@@ -29,17 +31,26 @@ export async function loadPartitions(job: PartitionJob): Promise<{ groups: Parti
     }
     return id;
   };
-  const code = viewOf(job.columns.code as never) as Uint16Array, hcode = viewOf(job.columns.hcode as never) as Uint16Array;
-  const amt = viewOf(job.columns.amt as never) as Int32Array, flags = viewOf(job.columns.flags as never) as Uint8Array;
-  const nGov = job.govIds.length;
+  const v: RowViews = {
+    code: viewOf(job.columns.code as never) as Uint16Array, hcode: viewOf(job.columns.hcode as never) as Uint16Array,
+    amt: viewOf(job.columns.amt as never) as Int32Array, flags: viewOf(job.columns.flags as never) as Uint8Array,
+  };
+  const orderGroup = groupSorter(job, v);
   const groups: PartitionGroups[] = [];
-  const keyOf = job.codeKey;
-  // Orders one written group's rows by key, in place: a stable counting sort over the
-  // group's contiguous rows (groups are small, often already in order, and stay in cache).
-  const nKeys = job.nKeys;
+  for (const part of job.parts) groups.push(await loadPartition(job, part, v, govId, internCode, orderGroup));
+  return { groups, extraCodes };
+}
+
+/**
+ * Orders one written group's rows by key, in place: a stable counting sort over the
+ * group's contiguous rows (groups are small, often already in order, and stay in cache).
+ */
+function groupSorter(job: PartitionJob, v: RowViews): (s: number, e: number) => void {
+  const { code, hcode, amt, flags } = v;
+  const keyOf = job.codeKey, nKeys = job.nKeys;
   const keyStart = new Int32Array(nKeys + 1);
   let idx = new Int32Array(1024), tmpCode = new Uint16Array(1024), tmpH = new Uint16Array(1024), tmpAmt = new Int32Array(1024), tmpFlags = new Uint8Array(1024);
-  const orderGroup = (s: number, e: number): void => {
+  return (s, e) => {
     let inOrder = true;
     for (let r = s + 1; r < e && inOrder; r++) inOrder = keyOf[hcode[r]!]! >= keyOf[hcode[r - 1]!]!;
     if (inOrder) return;
@@ -55,57 +66,62 @@ export async function loadPartitions(job: PartitionJob): Promise<{ groups: Parti
       code[s + j] = tmpCode[from]!; hcode[s + j] = tmpH[from]!; amt[s + j] = tmpAmt[from]!; flags[s + j] = tmpFlags[from]!;
     }
   };
-  for (const part of job.parts) {
-    const file = path.join(job.dir, part.path);
-    const bytes = await readBytes(file);
-    if (part.sha256 !== null && sha256(bytes) !== part.sha256) throw new LoadError(file, 'sha256 does not match the manifest (corrupt or truncated file)');
-    const table = await parquetTable(file, bytes, job.longColumns);
-    const n = table.numRows;
-    if (n !== part.rowCount) throw new LoadError(file, `has ${n} rows; the manifest says ${part.rowCount}`);
+}
 
-    const gov = toGlobal(file, 'canonical_govid', internUtf8(chunks(table, 'canonical_govid'), n), (s) => {
-      const id = govId.get(s);
-      if (id === undefined) throw new LoadError(file, `canonical_govid '${s}' is not in canonical_fips_xwalk`);
-      return id;
-    });
-    const codeIds = toGlobal(file, 'item_code', internUtf8(chunks(table, 'item_code'), n), internCode);
-    const hcodeIds = job.harmonized ? toGlobal(file, 'harmonized_code', internUtf8(chunks(table, 'harmonized_code'), n), internCode, true) : null;
+/** Reads, verifies and writes one partition at its offset, by government; returns its groups. */
+async function loadPartition(
+  job: PartitionJob, part: Part, v: RowViews, govId: Map<string, number>, internCode: (s: string) => number, orderGroup: (s: number, e: number) => void,
+): Promise<PartitionGroups> {
+  const file = path.join(job.dir, part.path);
+  const bytes = await readBytes(file);
+  if (part.sha256 !== null && sha256(bytes) !== part.sha256) throw new LoadError(file, 'sha256 does not match the manifest (corrupt or truncated file)');
+  const table = await parquetTable(file, bytes, job.longColumns);
+  const n = table.numRows;
+  if (n !== part.rowCount) throw new LoadError(file, `has ${n} rows; the manifest says ${part.rowCount}`);
 
-    // Counting sort by government; each group's rows are then ordered by category key in place (orderGroup).
-    const counts = new Uint32Array(nGov + 1);
-    for (let i = 0; i < n; i++) counts[gov[i]! + 1]!++;
-    for (let g = 0; g < nGov; g++) counts[g + 1]! += counts[g]!;
-    const pos = counts.slice(0, nGov);
-    const order = new Uint32Array(n);
-    for (let i = 0; i < n; i++) order[pos[gov[i]!]!++] = i;
+  const gov = toGlobal(file, 'canonical_govid', internUtf8(chunks(table, 'canonical_govid'), n), (s) => {
+    const id = govId.get(s);
+    if (id === undefined) throw new LoadError(file, `canonical_govid '${s}' is not in canonical_fips_xwalk`);
+    return id;
+  });
+  const codeIds = toGlobal(file, 'item_code', internUtf8(chunks(table, 'item_code'), n), internCode);
+  const hcodeIds = job.harmonized ? toGlobal(file, 'harmonized_code', internUtf8(chunks(table, 'harmonized_code'), n), internCode, true) : null;
 
-    const amtChunks = chunks(table, 'amt'), aggChunks = chunks(table, 'is_aggregate');
-    const amtAt = columnReader(amtChunks), popAt = columnReader(chunks(table, 'population')), popYearAt = columnReader(chunks(table, 'popyear'));
-    const aggAt = (i: number): boolean => { const [d, j] = locate(aggChunks, i); return isValid(d, j) && boolAt(d, j); };
-    const base = part.base;
-    for (let k = 0; k < n; k++) {
-      const i = order[k]!, r = base + k;
-      code[r] = codeIds[i]!;
-      hcode[r] = hcodeIds === null || hcodeIds[i]! < 0 ? NO_CODE : hcodeIds[i]!;
-      const a = amtAt(i);
-      amt[r] = a ?? 0;
-      flags[r] = (aggAt(i) ? FLAG_AGGREGATE : 0) | (a === null ? FLAG_AMT_NULL : 0);
-    }
-    const gGov: number[] = [], gStart: number[] = [], gPop: number[] = [], gPopYear: number[] = [];
-    for (let g = 0; g < nGov; g++) {
-      const s = counts[g]!, e = counts[g + 1]!;
-      if (s === e) continue;
-      orderGroup(base + s, base + e);
-      let pop = -1, popYear = 0;
-      for (let k = s; k < e && pop < 0; k++) {
-        const p = popAt(order[k]!);
-        if (p !== null) { pop = p; popYear = popYearAt(order[k]!) ?? 0; }
-      }
-      gGov.push(g); gStart.push(base + s); gPop.push(pop); gPopYear.push(popYear);
-    }
-    groups.push({ year: part.year, gov: Uint32Array.from(gGov), start: Uint32Array.from(gStart), pop: Int32Array.from(gPop), popYear: Uint16Array.from(gPopYear) });
+  // Counting sort by government; each group's rows are then ordered by category key in place (orderGroup).
+  const nGov = job.govIds.length;
+  const counts = new Uint32Array(nGov + 1);
+  for (let i = 0; i < n; i++) counts[gov[i]! + 1]!++;
+  for (let g = 0; g < nGov; g++) counts[g + 1]! += counts[g]!;
+  const pos = counts.slice(0, nGov);
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[pos[gov[i]!]!++] = i;
+
+  const { code, hcode, amt, flags } = v;
+  const aggChunks = chunks(table, 'is_aggregate');
+  const amtAt = columnReader(chunks(table, 'amt')), popAt = columnReader(chunks(table, 'population')), popYearAt = columnReader(chunks(table, 'popyear'));
+  const aggAt = (i: number): boolean => { const [d, j] = locate(aggChunks, i); return isValid(d, j) && boolAt(d, j); };
+  const base = part.base;
+  for (let k = 0; k < n; k++) {
+    const i = order[k]!, r = base + k;
+    code[r] = codeIds[i]!;
+    hcode[r] = hcodeIds === null || hcodeIds[i]! < 0 ? NO_CODE : hcodeIds[i]!;
+    const a = amtAt(i);
+    amt[r] = a ?? 0;
+    flags[r] = (aggAt(i) ? FLAG_AGGREGATE : 0) | (a === null ? FLAG_AMT_NULL : 0);
   }
-  return { groups, extraCodes };
+  const gGov: number[] = [], gStart: number[] = [], gPop: number[] = [], gPopYear: number[] = [];
+  for (let g = 0; g < nGov; g++) {
+    const s = counts[g]!, e = counts[g + 1]!;
+    if (s === e) continue;
+    orderGroup(base + s, base + e);
+    let pop = -1, popYear = 0;
+    for (let k = s; k < e && pop < 0; k++) {
+      const p = popAt(order[k]!);
+      if (p !== null) { pop = p; popYear = popYearAt(order[k]!) ?? 0; }
+    }
+    gGov.push(g); gStart.push(base + s); gPop.push(pop); gPopYear.push(popYear);
+  }
+  return { year: part.year, gov: Uint32Array.from(gGov), start: Uint32Array.from(gStart), pop: Int32Array.from(gPop), popYear: Uint16Array.from(gPopYear) };
 }
 
 /** Remaps a file's local dictionary ids to global ids, once per distinct value. */

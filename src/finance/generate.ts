@@ -192,20 +192,28 @@ export async function scaleForRows(fixture: string, rows: number): Promise<numbe
   return (lo + hi) / 2;
 }
 
+type GenRow = { gov: Gov; code: string; amt: number; agg: boolean; pop: number };
+
 /** Writes one year's partition; returns its manifest entry. */
 export async function generateFinanceYear(a: { options: FinanceGenOptions; year: number }): Promise<{ year: number; path: string; sha256: string; row_count: number; size_bytes: number }> {
   const o = a.options, year = a.year;
   const p = await loadProfile(o);
-  const r = new Rng(o.seed, `finance:${year}`);
+  const rows = yearRows(p, new Rng(o.seed, `finance:${year}`), year, o.scale);
+  const rel = `data/long/year=${year}/part-0.parquet`;
+  const bytes = writeParquetFile(path.join(o.out, rel), yearColumns(p, rows, year));
+  return { year, path: rel, sha256: createHash('sha256').update(bytes).digest('hex'), row_count: rows.length, size_bytes: bytes.byteLength };
+}
+
+/** One year's rows: for each type, the governments that report, and each one's items drawn from the profile. */
+function yearRows(p: Profile, r: Rng, year: number, scale: number): GenRow[] {
   const cs = p.codeSet.get(year) ?? p.codeSet.get(2023)!;
   const dense = year <= 2011;
   const growth = Math.pow(1.009, year - 2020);
   const cpiRatio = (src: number): number => (p.cpi.get(year) ?? 1) / (p.cpi.get(src) ?? 1);
-  const rows: { gov: Gov; code: string; amt: number; agg: boolean; pop: number }[] = [];
-
+  const rows: GenRow[] = [];
   for (let type = 0; type <= 3; type++) {
     const alive = aliveIn(p, type, year);
-    const want = wanted(p, alive.length, cs.units[type] ?? 0, type, o.scale);
+    const want = wanted(p, alive.length, cs.units[type] ?? 0, type, scale);
     const certain = Math.floor(want * 0.3);
     const chosen = alive.slice(0, certain);
     const rest = alive.slice(certain);
@@ -215,7 +223,7 @@ export async function generateFinanceYear(a: { options: FinanceGenOptions; year:
     const units = Math.max(1, cs.units[type] ?? 1);
     for (const gov of chosen.sort((x, y) => (x.id < y.id ? -1 : 1))) {
       const pop = Math.max(50, Math.round((gov.pop || 2000) * growth * (1 + 0.05 * r.normal())));
-      const mine: { gov: Gov; code: string; amt: number; agg: boolean; pop: number }[] = [];
+      const mine: GenRow[] = [];
       for (const [code, n, agg] of codes) {
         if (famTotal(code)) continue;
         const prob = dense ? (p.dense.get(type)?.get(code) ?? 0) : n / units;
@@ -227,19 +235,25 @@ export async function generateFinanceYear(a: { options: FinanceGenOptions; year:
         const amt = Math.max(1, Math.min(2_000_000_000, Math.round(thousands)));
         mine.push({ gov, code, amt, agg, pop });
       }
-      if (dense) {
-        // Family totals are the sums of their families, as in the real wide-era files.
-        for (const [code] of codes) {
-          if (!famTotal(code)) continue;
-          const fam = code[0]!;
-          const sum = mine.reduce((t, x) => t + (x.code[0] === fam ? x.amt : 0), 0);
-          if (sum > 0) mine.push({ gov, code, amt: Math.min(2_000_000_000, sum), agg: true, pop });
-        }
-      }
+      // Family totals are the sums of their families, as in the real wide-era files.
+      if (dense) addFamilyTotals(mine, codes, gov, pop);
       rows.push(...mine.sort((x, y) => (x.code < y.code ? -1 : 1)));
     }
   }
+  return rows;
+}
 
+function addFamilyTotals(mine: GenRow[], codes: [string, number, boolean][], gov: Gov, pop: number): void {
+  for (const [code] of codes) {
+    if (!famTotal(code)) continue;
+    const fam = code[0]!;
+    const sum = mine.reduce((t, x) => t + (x.code[0] === fam ? x.amt : 0), 0);
+    if (sum > 0) mine.push({ gov, code, amt: Math.min(2_000_000_000, sum), agg: true, pop });
+  }
+}
+
+/** The year's rows as the mirror's long-table columns. */
+function yearColumns(p: Profile, rows: GenRow[], year: number): ColumnSpec[] {
   const harmonized = (code: string, agg: boolean, type: number): string | null => {
     for (const h of p.harmonization) {
       if (h.item_code === code && year >= h.lo && year <= h.hi && (h.scope === 'all' || (h.scope === 'state' ? type === 0 : type > 0))) return h.target;
@@ -247,9 +261,9 @@ export async function generateFinanceYear(a: { options: FinanceGenOptions; year:
     return agg ? null : code;
   };
   const n = rows.length;
-  const i32 = (f: (x: (typeof rows)[number]) => number) => Int32Array.from(rows, f);
+  const i32 = (f: (x: GenRow) => number) => Int32Array.from(rows, f);
   const legacy = year >= 2002 && year <= 2016;
-  const columns: ColumnSpec[] = [
+  return [
     { name: 'fips_state', type: 'int32', values: i32((x) => x.gov.fips) },
     { name: 'type', type: 'int32', values: i32((x) => x.gov.type) },
     { name: 'fips_county', type: 'int32', values: i32((x) => x.gov.county) },
@@ -280,9 +294,6 @@ export async function generateFinanceYear(a: { options: FinanceGenOptions; year:
     { name: 'survey_weight', type: 'float64', values: rows.map(() => null) },
     { name: 'year', type: 'int32', values: i32(() => year) },
   ];
-  const rel = `data/long/year=${year}/part-0.parquet`;
-  const bytes = writeParquetFile(path.join(o.out, rel), columns);
-  return { year, path: rel, sha256: createHash('sha256').update(bytes).digest('hex'), row_count: n, size_bytes: bytes.byteLength };
 }
 
 export async function generateFinanceFull(o: FinanceGenOptions, workers: number): Promise<{ rows: number; years: number }> {

@@ -1,15 +1,26 @@
 // A page of money rows as named columns (moneyTable), the one source of both
-// its JSON rows and its CSV records. Written on the main thread for JSON
-// answers and in a worker for CSV pages (workers/finance/money-csv.ts), from
-// a TableCtx either way.
+// its JSON rows and its CSV records. Written on the thread serving the
+// request for JSON answers and in a worker for CSV pages
+// (workers/finance/money-csv.ts), from a TableCtx either way.
+//
+// Each column is declared once, by its kind, with one function per rule:
+// plain (numbers, booleans and words that never need quoting), text (any
+// value, escaped per row), or keyed (one of a known set of texts, named by a
+// key: the writers copy each key's escaped bytes from the memo of their
+// format, and write a row without a key from the column's value). The byte
+// writers take their memo keys from the declaration, so a money rule is
+// changed here without reading them.
 
-import { csvField, memoJson, plainCsv, plainJson, utf8, type ColumnTable, type CsvCell, type JsonCell, type MemoCell } from '../server/csv.js';
+import type { Cell } from '../bytes/byte-writer.js';
+import type { ColumnTable, MemoCell } from '../bytes/column-table.js';
+import { csvField, plainCsv } from '../bytes/csv-writer.js';
+import { plainJson } from '../bytes/json-rows.js';
 import type { Flow } from './catalog.js';
-import { ALL_CATEGORIES, type RecipeChoice } from './money-params.js';
+import { ALL_CATEGORIES, type RecipeChoice } from './money-choices.js';
 import {
   ALL_CATEGORIES_ID, RECIPE_CATEGORY_ID, ROW_AGGREGATE, ROW_DIRECT_SUPPRESSED, VS_CENSUS_ZERO, VS_NONE, VS_NOT_REPORTED, type MoneyResult,
 } from './plan.js';
-import type { TableCtx } from './table-ctx.js';
+import { CODE_SETS, type MemoPair, type TableCtx } from './table-ctx.js';
 
 export interface MoneyRoute {
   verb: string;
@@ -19,170 +30,192 @@ export interface MoneyRoute {
   withFlow: boolean;
 }
 
-/** aggregate_fallback's JSON by its memo key: a filled row's null, then false and true. */
-const FLAG_JSON = ['null', 'false', 'true'];
-/** Code sets given a JSON memo key, at most: the corpus has a few hundred; past this they are written per row. */
-const CODE_SETS = 4096;
+/** What moneyTable reads of a query beside its rows: all that crosses to a worker with a CSV page's plan. */
+export interface MoneyTableOptions {
+  recipe: RecipeChoice | null;
+  /** adjust=real: amounts in base-year dollars too. */
+  real: boolean;
+  perCapita: boolean;
+  baseYear: number | null;
+  complete: boolean;
+}
+
+/** The validated parameters moneyTable's options come from (a route declares a subset: the others are absent). */
+export interface TableParams {
+  recipe?: RecipeChoice;
+  adjust?: 'nominal' | 'real';
+  per_capita?: boolean;
+  base_year?: number;
+  complete?: boolean;
+}
+
+/** A money query's validated parameters as moneyTable reads them. */
+export const tableOptions = (p: TableParams): MoneyTableOptions => ({
+  recipe: p.recipe ?? null,
+  real: p.adjust === 'real',
+  perCapita: p.per_capita === true,
+  baseYear: p.base_year ?? null,
+  complete: p.complete === true,
+});
+
+/** A column beside the money ones (a rollup's fips_state, a comparison's role): text escaped per row. */
+export interface ExtraColumn {
+  name: string;
+  get: (i: number) => unknown;
+}
+
+type Column =
+  | { kind: 'plain' | 'text'; name: string; value: (i: number) => unknown }
+  | { kind: 'keyed'; name: string; key: (i: number) => number; keys: number; text: (k: number) => string | null; memo: MemoPair; value?: (i: number) => unknown };
+
 const FLOW_NAME: Record<number, string> = { 0: 'recipe', 1: 'expenditure', 2: 'revenue', 3: 'balance' };
 const VALUE_SOURCE = ['reported', 'reported', 'census_zero', 'not_reported'];
+/** aggregate_fallback by its key: a filled row's null, then false and true (literals in JSON: see TextMemo.flag). */
+const FLAG_TEXT = [null, 'false', 'true'];
 
-export const MONEY_NOTES = {
+const MONEY_NOTES = {
   aggregate: 'Aggregate fallback applied: includes aggregate-published codes (legacy intergovernmental families)',
   noPopulation: 'No population denominator for this government and year',
 } as const;
-
-/** The parameters moneyTable reads: all that crosses to a worker beside a CSV page's plan. */
-export const tableParams = (p: Record<string, unknown>): Record<string, unknown> =>
-  ({ recipe: p.recipe, adjust: p.adjust, per_capita: p.per_capita, base_year: p.base_year, complete: p.complete });
+/** A row's notes as bits, each one note: the row's own flags, and no population. A row with none (most) writes the memoized empty note. */
+const NOTE_AGGREGATE = ROW_AGGREGATE, NOTE_SUPPRESSED = ROW_DIRECT_SUPPRESSED, NOTE_NO_POPULATION = 4;
 
 /**
  * The page of a job result as named columns: the field order of the spec's
  * row, with real and per-capita amounts and notes derived per row. JSON rows
  * and CSV records are both read from this, so they cannot disagree.
  */
-export function moneyTable(ctx: TableCtx, route: MoneyRoute, params: Record<string, unknown>, res: MoneyResult, extra: { name: string; get: (i: number) => unknown; csv?: CsvCell }[] = []): ColumnTable {
-  const { catalog, engine: e } = ctx;
+export function moneyTable(ctx: TableCtx, route: MoneyRoute, o: MoneyTableOptions, res: MoneyResult, extra: ExtraColumn[] = []): ColumnTable {
+  const { catalog, engine: e, textMemo: tm } = ctx;
   const r = res.rows;
-  const recipe = params.recipe as RecipeChoice | undefined;
-  const label = recipe ? catalog.recipes[recipe.index]!.label : '';
-  const real = params.adjust === 'real';
-  const perCapita = params.per_capita === true;
-  const baseCpi = catalog.cpi.index.get(params.base_year as number) ?? Number.NaN;
+  const baseCpi = o.baseYear === null ? Number.NaN : catalog.cpi.index.get(o.baseYear) ?? Number.NaN;
   const amt = (i: number): number | null => (Number.isNaN(r.amt[i]!) ? null : r.amt[i]! * 1000);
-  const cpiRatio = (i: number): number | null => {
-    const cpi = catalog.cpi.index.get(r.year[i]!);
-    return cpi === undefined ? null : baseCpi / cpi;
-  };
   const perCap = (i: number): number | null => {
     const a = amt(i), pop = r.pop[i]!;
     return a === null || pop <= 0 ? null : a / pop;
   };
+  /** An amount in base-year dollars: null without the amount or the year's CPI. */
+  const inBaseYear = (a: number | null, i: number): number | null => {
+    const cpi = catalog.cpi.index.get(r.year[i]!);
+    return a === null || cpi === undefined ? null : a * (baseCpi / cpi);
+  };
   const filled = (i: number): boolean => r.valueSource[i] === VS_CENSUS_ZERO || r.valueSource[i] === VS_NOT_REPORTED;
-  const gov = (i: number) => catalog.governments[r.gov[i]!]!;
-  const catName = (cat: number): string => (cat === RECIPE_CATEGORY_ID ? label : cat === ALL_CATEGORIES_ID ? ALL_CATEGORIES : e.categories[cat]!);
-  const categoryName = (i: number): string => catName(r.cat[i]!);
-  const subtypeName = (i: number): string => (r.cat[i] === RECIPE_CATEGORY_ID ? 'recipe' : e.subtypes[r.sub[i]!]!);
-  const subtypeKey = (i: number): number => (r.cat[i] === RECIPE_CATEGORY_ID ? e.subtypes.length : r.sub[i]!);
-  const subtypeOfKey = (k: number): string => (k === e.subtypes.length ? 'recipe' : e.subtypes[k]!);
-  // Every name a cell can hold is keyed over the catalog and escaped once for the server's life
-  // (ctx.textMemo). Category keys: 0 the all-categories label, 1..n the categories, then each recipe's label.
-  // Each cell reads its key inline: one shared closure calling many key functions is a megamorphic call per cell.
-  const nCat = e.categories.length, recipeKey = nCat + 1 + (recipe?.index ?? 0);
+  const plain = (name: string, value: (i: number) => unknown): Column => ({ kind: 'plain', name, value });
+
+  // Every name a cell can hold is keyed over the catalog and escaped once for the server's life (ctx.textMemo).
+  // Each key function reads its column inline: one shared closure calling many key functions is a megamorphic call per cell.
+  // One key function for a government's id and name: a JSON run then counts the government once (json-rows.ts).
+  const govKey = (i: number): number => r.gov[i]!;
+  // Category keys: 0 the all-categories label, 1..n the categories, then each recipe's label.
+  const nCat = e.categories.length, recipeKey = nCat + 1 + (o.recipe?.index ?? 0);
   const categoryKey = (i: number): number => (r.cat[i] === RECIPE_CATEGORY_ID ? recipeKey : r.cat[i]! + 1);
-  const catOfKey = (k: number): string => (k === 0 ? ALL_CATEGORIES : k <= nCat ? e.categories[k - 1]! : catalog.recipes[k - nCat - 1]!.label);
-  const tm = ctx.textMemo;
-  // One key function for a government's id and name: a JSON run then counts the government once (csv.ts jsonRows).
-  const nGov = catalog.governments.length, govKey = (i: number): number => r.gov[i]!;
-  const govIdOf = (gid: number): string => catalog.governments[gid]!.canonical_govid;
-  const govNameOf = (gid: number): string => catalog.governments[gid]!.gov_name;
-  const flowOf = (f: number): string => FLOW_NAME[f]!;
-  type Col = { name: string; get: (i: number) => unknown; csv?: CsvCell; json?: JsonCell | MemoCell };
-  // Columns that can never need quoting write their plain text; names are escaped once per government or category.
-  const plain = (name: string, get: (i: number) => unknown): Col => ({ name, get, csv: plainCsv(get), json: plainJson(get) });
-  const cols: Col[] = [
+  const categoryText = (k: number): string => (k === ALL_CATEGORIES_ID + 1 ? ALL_CATEGORIES : k <= nCat ? e.categories[k - 1]! : catalog.recipes[k - nCat - 1]!.label);
+  const subtypeKey = (i: number): number => (r.cat[i] === RECIPE_CATEGORY_ID ? e.subtypes.length : r.sub[i]!);
+  const subtypeText = (k: number): string => (k === e.subtypes.length ? 'recipe' : e.subtypes[k]!);
+
+  const cols: Column[] = [
     plain('year', (i) => r.year[i]),
-    {
-      name: 'canonical_govid', get: (i) => gov(i).canonical_govid,
-      csv: (i, w) => tm.csvGovId.write(w, r.gov[i]!, govIdOf),
-      json: memoJson(govKey, nGov, govIdOf, tm.jsonGovId),
-    },
-    {
-      name: 'gov_name', get: (i) => gov(i).gov_name,
-      csv: (i, w) => tm.csvGovName.write(w, r.gov[i]!, govNameOf),
-      json: memoJson(govKey, nGov, govNameOf, tm.jsonGovName),
-    },
-    ...extra,
-    { name: 'category', get: categoryName, csv: (i, w) => tm.csvCategory.write(w, categoryKey(i), catOfKey), json: memoJson(categoryKey, nCat + 1 + catalog.recipes.length, catOfKey, tm.jsonCategory) },
-    {
-      name: route.subtypeField, get: subtypeName,
-      csv: (i, w) => tm.csvSubtype.write(w, subtypeKey(i), subtypeOfKey),
-      json: memoJson(subtypeKey, e.subtypes.length + 1, subtypeOfKey, tm.jsonSubtype),
-    },
+    { kind: 'keyed', name: 'canonical_govid', key: govKey, keys: catalog.governments.length, text: (g) => catalog.governments[g]!.canonical_govid, memo: tm.govId },
+    { kind: 'keyed', name: 'gov_name', key: govKey, keys: catalog.governments.length, text: (g) => catalog.governments[g]!.gov_name, memo: tm.govName },
+    ...extra.map((x): Column => ({ kind: 'text', name: x.name, value: x.get })),
+    { kind: 'keyed', name: 'category', key: categoryKey, keys: nCat + 1 + catalog.recipes.length, text: categoryText, memo: tm.category },
+    { kind: 'keyed', name: route.subtypeField, key: subtypeKey, keys: e.subtypes.length + 1, text: subtypeText, memo: tm.subtype },
   ];
-  if (route.withFlow) {
-    cols.push({ name: 'flow', get: (i) => FLOW_NAME[r.flow[i]!], csv: (i, w) => tm.csvFlow.write(w, r.flow[i]!, flowOf), json: memoJson((i) => r.flow[i]!, 4, flowOf, tm.jsonFlow) });
-  }
+  if (route.withFlow) cols.push({ kind: 'keyed', name: 'flow', key: (i) => r.flow[i]!, keys: 4, text: (f) => FLOW_NAME[f]!, memo: tm.flow });
   cols.push(plain('amt_nominal', amt));
-  if (real) cols.push(plain('amt_real', (i) => { const a = amt(i), k = cpiRatio(i); return a === null || k === null ? null : a * k; }));
-  if (perCapita) {
+  if (o.real) cols.push(plain('amt_real', (i) => inBaseYear(amt(i), i)));
+  if (o.perCapita) {
     cols.push(plain('amt_per_capita_nominal', perCap));
-    if (real) cols.push(plain('amt_per_capita_real', (i) => { const a = perCap(i), k = cpiRatio(i); return a === null || k === null ? null : a * k; }));
+    if (o.real) cols.push(plain('amt_per_capita_real', (i) => inBaseYear(perCap(i), i)));
     cols.push(plain('pop_source', (i) => (r.pop[i]! > 0 ? 'census_f33' : 'unavailable')));
   }
-  const codesOf = (i: number): string | null => {
+  cols.push(codesColumn(ctx, res, filled), aggregateColumn(ctx, res, filled), notesColumn(ctx, res, o));
+  if (o.complete) cols.push(plain('value_source', (i) => VALUE_SOURCE[r.valueSource[i] === VS_NONE ? 1 : r.valueSource[i]!]));
+  return tableOf(cols, r.n);
+}
+
+/**
+ * codes_included: the row's codes, sorted and joined; null on a filled row. One code is keyed by its
+ * id; two or three (a category's Direct codes), which repeat as well, by a key past the codes' given on
+ * first sight; anything else is written per row.
+ */
+function codesColumn(ctx: TableCtx, res: MoneyResult, filled: (i: number) => boolean): Column {
+  const { catalog: { codes }, textMemo: { codeSetKey, codeSetText } } = ctx;
+  const r = res.rows, nCodes = codes.length;
+  const value = (i: number): string | null => {
     if (filled(i)) return null;
     const s = r.codesStart[i]!, n = r.codesStart[i + 1]! - s;
-    if (n === 1) return catalog.codes[r.codes[s]!]!;
-    const codes: string[] = [];
-    for (let k = s; k < s + n; k++) codes.push(catalog.codes[r.codes[k]!]!);
-    return codes.sort().join(',');
+    if (n === 1) return codes[r.codes[s]!]!;
+    const list: string[] = [];
+    for (let k = s; k < s + n; k++) list.push(codes[r.codes[k]!]!);
+    return list.sort().join(',');
   };
-  const notesOf = (i: number): string => {
+  const key = (i: number): number => {
+    const s = r.codesStart[i]!, n = r.codesStart[i + 1]! - s;
+    if (n === 1 && !filled(i)) return r.codes[s]!;
+    if (n < 2 || n > 3 || filled(i)) return -1;
+    // The set's ids (the job sorted them) as a numeral in base 65536 of digits id + 1 (1..65536, ids
+    // being uint16): sets of different lengths cannot collide, and three digits stay below 2^49.
+    let id = 0;
+    for (let j = s; j < s + n; j++) id = id * 65536 + r.codes[j]! + 1;
+    let k = codeSetKey.get(id);
+    if (k === undefined) {
+      if (codeSetText.length >= CODE_SETS) return -1;
+      codeSetKey.set(id, (k = nCodes + codeSetText.length));
+      codeSetText.push(value(i)!);
+    }
+    return k;
+  };
+  const text = (k: number): string => (k < nCodes ? codes[k]! : codeSetText[k - nCodes]!);
+  return { kind: 'keyed', name: 'codes_included', key, keys: nCodes + CODE_SETS, text, memo: ctx.textMemo.codes, value };
+}
+
+/** aggregate_fallback: whether the row includes aggregate-published codes; null on a filled row. */
+function aggregateColumn(ctx: TableCtx, res: MoneyResult, filled: (i: number) => boolean): Column {
+  const r = res.rows;
+  const value = (i: number): boolean | null => (filled(i) ? null : (r.flags[i]! & ROW_AGGREGATE) !== 0);
+  const key = (i: number): number => { const a = value(i); return a === null ? 0 : a ? 2 : 1; };
+  return { kind: 'keyed', name: 'aggregate_fallback', key, keys: 3, text: (k) => FLAG_TEXT[k]!, memo: ctx.textMemo.flag, value };
+}
+
+/** notes: each note the row's bits name, joined by '; '; the empty note (most rows) is memoized. */
+function notesColumn(ctx: TableCtx, res: MoneyResult, o: MoneyTableOptions): Column {
+  const { catalog } = ctx, r = res.rows;
+  const bits = (i: number): number => (r.flags[i]! & (NOTE_AGGREGATE | NOTE_SUPPRESSED)) | (o.perCapita && r.pop[i]! <= 0 ? NOTE_NO_POPULATION : 0);
+  const value = (i: number): string => {
+    const b = bits(i);
+    if (b === 0) return '';
     const notes: string[] = [];
-    if (r.flags[i]! & ROW_AGGREGATE) notes.push(MONEY_NOTES.aggregate);
-    if (perCapita && r.pop[i]! <= 0) notes.push(MONEY_NOTES.noPopulation);
-    if (r.flags[i]! & ROW_DIRECT_SUPPRESSED) {
+    if (b & NOTE_AGGREGATE) notes.push(MONEY_NOTES.aggregate);
+    if (b & NOTE_NO_POPULATION) notes.push(MONEY_NOTES.noPopulation);
+    if (b & NOTE_SUPPRESSED) {
       const ids = res.summary.suppressedRecipes[`${r.year[i]}:${r.cat[i]}`] ?? [];
       notes.push(`Direct component is unavailable through this basis for this year; recover it via recipe = '${ids.map((x) => catalog.recipes[x]!.recipe_id).join("', '")}' (see /recipes)`);
     }
     return notes.join('; ');
   };
-  // Most rows carry one code and no note: those cells are memoized text, the rest are written per row.
-  const oneCode = (i: number): number => (!filled(i) && r.codesStart[i + 1]! - r.codesStart[i]! === 1 ? r.codes[r.codesStart[i]!]! : -1);
-  const noNote = (i: number): boolean => r.flags[i] === 0 && !(perCapita && r.pop[i]! <= 0);
-  // Two or three codes (a category's Direct codes) repeat as well: keyed by their ids, which the job
-  // sorted, as a numeral in base 65536 of digits id + 1 (1..65536, ids being uint16), so keys of
-  // different lengths cannot collide and three digits stay below 2^49. One code keeps its own memo
-  // indexed by id: a Map lookup of a non-Smi key costs more, and one code is most rows.
-  const codeSetKey = (i: number): number => {
-    const s = r.codesStart[i]!, n = r.codesStart[i + 1]! - s;
-    if (n < 2 || n > 3 || filled(i)) return -1;
-    let k = 0;
-    for (let j = s; j < s + n; j++) k = k * 65536 + r.codes[j]! + 1;
-    return k;
-  };
-  const { csvCode, jsonCode, csvCodeSet, jsonCodeSetKey, jsonCodeSetText } = tm;
-  const codeName = (c: number): string => catalog.codes[c]!;
-  // JSON keys the cells too, so that they join the run of memo cells that ends a row (csv.ts jsonRows):
-  // a code by its id, a set of two or three by a key past the codes', anything else (a filled row's
-  // null, more codes) written as it is.
-  const nCodes = catalog.codes.length;
-  const jsonCodesKey = (i: number): number => {
-    const c = oneCode(i);
-    if (c >= 0) return c;
-    const set = codeSetKey(i);
-    if (set < 0) return -1;
-    let k = jsonCodeSetKey.get(set);
-    if (k === undefined) {
-      if (jsonCodeSetText.length >= CODE_SETS) return -1;
-      jsonCodeSetKey.set(set, (k = nCodes + jsonCodeSetText.length));
-      jsonCodeSetText.push(codesOf(i)!);
-    }
-    return k;
-  };
-  const aggregateOf = (i: number): boolean | null => (filled(i) ? null : (r.flags[i]! & ROW_AGGREGATE) !== 0);
-  const flagKey = (i: number): number => { const a = aggregateOf(i); return a === null ? 0 : a ? 2 : 1; };
-  cols.push(
-    {
-      name: 'codes_included', get: codesOf,
-      csv: (i, w) => {
-        const c = oneCode(i);
-        if (c >= 0) { csvCode.write(w, c, codeName); return; }
-        const k = codeSetKey(i);
-        if (k < 0) { w.text(csvField(codesOf(i))); return; }
-        let b = csvCodeSet.get(k);
-        if (b === undefined) csvCodeSet.set(k, (b = utf8(csvField(codesOf(i)))));
-        w.bytes(b);
-      },
-      json: memoJson(jsonCodesKey, nCodes + CODE_SETS, (k) => (k < nCodes ? codeName(k) : jsonCodeSetText[k - nCodes]!), jsonCode, (i, w) => w.text(JSON.stringify(codesOf(i)))),
-    },
-    { name: 'aggregate_fallback', get: aggregateOf, csv: plainCsv(aggregateOf), json: memoJson(flagKey, 3, (k) => FLAG_JSON[k]!, tm.jsonFlag) },
-    {
-      name: 'notes', get: notesOf, csv: (i, w) => { if (!noNote(i)) w.text(csvField(notesOf(i))); },
-      json: memoJson((i) => (noNote(i) ? 0 : -1), 1, () => '', tm.jsonNote, (i, w) => w.text(JSON.stringify(notesOf(i)))),
-    },
-  );
-  if (params.complete === true) cols.push(plain('value_source', (i) => VALUE_SOURCE[r.valueSource[i] === VS_NONE ? 1 : r.valueSource[i]!]));
-  return { names: cols.map((c) => c.name), get: cols.map((c) => c.get), csv: cols.map((c) => c.csv), json: cols.map((c) => c.json), n: r.n };
+  return { kind: 'keyed', name: 'notes', key: (i) => (bits(i) === 0 ? 0 : -1), keys: 1, text: () => '', memo: ctx.textMemo.note, value };
 }
 
+/** The columns as the byte writers read them: a keyed column is a memo cell per format, sharing its key and text. */
+function tableOf(cols: Column[], n: number): ColumnTable {
+  const t: ColumnTable = { names: [], get: [], csv: [], json: [], n };
+  for (const c of cols) {
+    t.names.push(c.name);
+    if (c.kind === 'keyed') {
+      const { key, keys, text, value } = c;
+      t.get.push(value ?? ((i) => text(key(i))));
+      // A row without a key (only a column with a value of its own has one) is its value, escaped.
+      // Every memo cell of one shape (fallback present, if undefined), so the writers' reads of them stay monomorphic.
+      const csv: Cell | undefined = value && ((i, w) => w.text(csvField(value(i))));
+      const json: Cell | undefined = value && ((i, w) => w.text(JSON.stringify(value(i) ?? null)));
+      t.csv!.push({ key, keys, text, memo: c.memo.csv, fallback: csv } satisfies MemoCell);
+      t.json!.push({ key, keys, text, memo: c.memo.json, fallback: json } satisfies MemoCell);
+    } else {
+      t.get.push(c.value);
+      t.csv!.push(c.kind === 'plain' ? plainCsv(c.value) : undefined);
+      t.json!.push(c.kind === 'plain' ? plainJson(c.value) : undefined);
+    }
+  }
+  return t;
+}

@@ -1,4 +1,4 @@
-// The plan of a money query: what the main thread hands a worker after
+// The plan of a money query: what the thread serving it hands a job after
 // validation. Only ids and small arrays; the worker needs nothing else.
 
 export const ALL_CATEGORIES_ID = -1;

@@ -1,13 +1,17 @@
-// Runs a money plan on the pool. A large fleet plan over several years is
-// split by year across the workers: rows are ordered by year first, so the
+// Runs a money plan through the context's job runner: on the pool, or a
+// small one on a front thread itself. A large fleet plan over several years
+// is split by year across the workers: rows are ordered by year first, so the
 // parts' rows concatenate in order, and their summaries merge by union/sum.
 
+import { chunksOf, csvChunks } from '../bytes/csv-writer.js';
 import type { FinanceCtx } from './context.js';
-import { moneyTable, tableParams, type MoneyRoute } from './money-table.js';
-import { chunksOf, csvChunks } from '../server/csv.js';
+import { moneyTable, tableOptions, type MoneyRoute, type TableParams } from './money-table.js';
 import { fastPath, rowsOf, type MoneyPlan, type MoneyResult, type MoneyRows, type MoneySummary } from './plan.js';
 
-/** One money job on the pool (batched with the others of its turn when small), its rows as views again. */
+/**
+ * One money job, its rows as views again. A small one runs on a front thread itself, or is batched
+ * with the others of its turn on the pool; any other runs on the pool.
+ */
 export async function moneyJob(ctx: FinanceCtx, plan: MoneyPlan, signal?: AbortSignal | (() => AbortSignal), small = false): Promise<MoneyResult> {
   const r = await (small ? ctx.pool.runSmall('money', plan, signal) : ctx.pool.run('money', plan, typeof signal === 'function' ? signal() : signal));
   return { ...r, rows: rowsOf(r.rows) };
@@ -23,28 +27,28 @@ export interface CsvPage {
 
 /**
  * A flat query's CSV page. With a page slot free, a worker writes the page
- * into it (workers/finance/money-csv.ts) and the main thread only streams
- * it; with none (every slot held by readers, or CSV_PAGE_SLOTS=0) the job
- * returns the page's rows and the main thread formats them as the client
+ * into it (workers/finance/money-csv.ts) and the thread serving the request
+ * only streams it; with none (every slot held by readers, or CSV_PAGE_SLOTS=0)
+ * the job returns the page's rows and that thread formats them as the client
  * reads, holding the rows, not the text. When the query's total is not
  * known yet and the plan can stop at its page's end, a count runs beside the
  * page job (split across the workers like any large plan, keeping no rows);
  * otherwise the page job walks the whole query and counts it.
  */
 export async function runMoneyCsv(
-  ctx: FinanceCtx, plan: MoneyPlan, route: MoneyRoute, params: Record<string, unknown>, known: number | undefined, signal: AbortSignal,
+  ctx: FinanceCtx, plan: MoneyPlan, route: MoneyRoute, params: TableParams, known: number | undefined, signal: AbortSignal,
 ): Promise<CsvPage> {
   const lease = ctx.pages.acquire();
   if (lease === null) {
     const res = await runMoney(ctx, { ...plan, stopAtPage: known !== undefined }, signal);
-    return { total: known ?? res.total, next: csvChunks(moneyTable(ctx, route, params, res)), release: () => {} };
+    return { total: known ?? res.total, next: csvChunks(moneyTable(ctx, route, tableOptions(params), res)), release: () => {} };
   }
   const release = (): void => ctx.pages.release(lease);
   const early = fastPath(plan);
   // Either job failing cancels the other: neither's work is of use alone.
   const sibling = new AbortController();
   const both = AbortSignal.any([signal, sibling.signal]);
-  const page = ctx.pool.run('moneyCsv', { plan: { ...plan, stopAtPage: early }, route, params: tableParams(params), lease: { slot: lease.slot, token: lease.token } }, both);
+  const page = ctx.pool.run('moneyCsv', { plan: { ...plan, stopAtPage: early }, route, table: tableOptions(params), lease: { slot: lease.slot, token: lease.token } }, both);
   // A page that did not go into its slot gives the slot back at once, not when the count is done.
   page.then((p) => { if (!p.inSlot) release(); }, () => {});
   const count = known === undefined && early ? runMoney(ctx, { ...plan, stopAtPage: false, offset: 0, limit: 0 }, both) : undefined;

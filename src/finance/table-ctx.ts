@@ -1,25 +1,39 @@
-// What writing a money table needs (moneyTable): names, CPI and the memos of
-// escaped cells. The main thread's FinanceCtx is one; each worker builds its
-// own from TableNames, which crosses once, at start, in workerData, so that
-// a CSV page can be written where its rows are computed.
+// What writing a money table needs (money-table.ts): names, CPI and the
+// memos of escaped cells. The FinanceCtx of a thread serving requests is
+// one; each worker builds its own from TableNames, which crosses once, at
+// start, in workerData, so that a CSV page can be written where its rows are
+// computed (workers/finance/money-csv.ts).
 
-import { ByteMemo, jsonText } from '../server/csv.js';
+import { ByteMemo } from '../bytes/byte-writer.js';
+import { csvField } from '../bytes/csv-writer.js';
+import { jsonText } from '../bytes/json-rows.js';
 import type { Catalog } from './catalog.js';
 import type { EngineCatalog } from './engine-catalog.js';
 
+/** A memoized column's cells, escaped once for each format. */
+export interface MemoPair {
+  csv: ByteMemo;
+  json: ByteMemo;
+}
+
 /**
- * Cell text escaped once for CSV and for JSON, reused across requests: names and ids by gid, codes by
- * id, categories, subtypes and flows by the keys moneyTable gives them.
+ * Cell text escaped once for CSV and for JSON, reused across requests, by
+ * the keys money-table.ts gives them: names and ids by gid, codes by id
+ * (and sets of codes past them), categories, subtypes, flows,
+ * aggregate_fallback and an empty note.
  */
 export interface TextMemo {
-  csvGovName: ByteMemo; csvGovId: ByteMemo; csvCode: ByteMemo; csvCategory: ByteMemo; csvSubtype: ByteMemo; csvFlow: ByteMemo;
-  jsonGovName: ByteMemo; jsonGovId: ByteMemo; jsonCode: ByteMemo; jsonCategory: ByteMemo; jsonSubtype: ByteMemo; jsonFlow: ByteMemo;
-  /** Two or three codes' joined text, by their ids (money.ts codeSetKey): bounded by the code sets the corpus has. */
-  csvCodeSet: Map<number, Uint8Array>;
-  /** The same sets for JSON, each given a memo key past the codes' (money-table.ts), and their text by that key. */
-  jsonCodeSetKey: Map<number, number>; jsonCodeSetText: string[];
-  /** aggregate_fallback's JSON (null, false, true) and an empty note's. */
-  jsonFlag: ByteMemo; jsonNote: ByteMemo;
+  govId: MemoPair; govName: MemoPair; codes: MemoPair; category: MemoPair; subtype: MemoPair; flow: MemoPair;
+  /** aggregate_fallback (null, false, true): literals, not texts, in JSON. */
+  flag: MemoPair;
+  note: MemoPair;
+  /**
+   * Sets of two or three codes, keyed by their ids (money-table.ts codeSetId), each given a
+   * memo key past the codes', and their joined text by that key past the codes: bounded by
+   * the sets the corpus has.
+   */
+  codeSetKey: Map<number, number>;
+  codeSetText: string[];
 }
 
 export interface TableCtx {
@@ -65,18 +79,17 @@ export function tableCtxOf(engine: EngineCatalog, names: TableNames): TableCtx {
   };
 }
 
+/** Code sets given a memo key, at most: the corpus has a few hundred; past this they are written per row. */
+export const CODE_SETS = 4096;
+
 export function newTextMemo(engine: EngineCatalog, nGov: number, nCodes: number, nRecipes: number): TextMemo {
-  // Category names: the all-categories label, the categories, each recipe's label (money.ts categoryKey).
-  const nNames = 1 + engine.categories.length + nRecipes;
-  const memos = (escape?: (s: string | null) => string) => ({
-    govName: new ByteMemo(nGov, escape), govId: new ByteMemo(nGov, escape), code: new ByteMemo(nCodes, escape),
-    category: new ByteMemo(nNames, escape), subtype: new ByteMemo(engine.subtypes.length + 1, escape), flow: new ByteMemo(4, escape),
-  });
-  const csv = memos(), json = memos(jsonText);
+  const pair = (keys: number, json: (s: string | null) => string = jsonText): MemoPair => ({ csv: new ByteMemo(keys, csvField), json: new ByteMemo(keys, json) });
   return {
-    csvGovName: csv.govName, csvGovId: csv.govId, csvCode: csv.code, csvCategory: csv.category, csvSubtype: csv.subtype, csvFlow: csv.flow,
-    jsonGovName: json.govName, jsonGovId: json.govId, jsonCode: json.code, jsonCategory: json.category, jsonSubtype: json.subtype, jsonFlow: json.flow,
-    csvCodeSet: new Map(), jsonCodeSetKey: new Map(), jsonCodeSetText: [],
-    jsonFlag: new ByteMemo(3, (s) => s ?? 'null'), jsonNote: new ByteMemo(1, jsonText),
+    govId: pair(nGov), govName: pair(nGov), codes: pair(nCodes + CODE_SETS),
+    // Category names: the all-categories label, the categories, each recipe's label (money-table.ts categoryKey).
+    category: pair(1 + engine.categories.length + nRecipes),
+    subtype: pair(engine.subtypes.length + 1), flow: pair(4),
+    flag: pair(3, (s) => s ?? 'null'), note: pair(1),
+    codeSetKey: new Map(), codeSetText: [],
   };
 }

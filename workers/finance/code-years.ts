@@ -3,14 +3,10 @@
 // hard-coded. One pass over the row columns.
 
 import { FLAG_AGGREGATE } from '../../src/finance/columns.js';
+import type { CodeYearsArgs, CodeYearsResult } from '../../src/finance/job-io.js';
 import type { FinanceView } from './corpus.js';
 
-export interface CodeYearsResult {
-  min: Uint16Array;
-  max: Uint16Array;
-}
-
-export function codeYears(c: FinanceView, { nCodes }: { nCodes: number }): CodeYearsResult {
+export function codeYears(c: FinanceView, { nCodes }: CodeYearsArgs): CodeYearsResult {
   const min = new Uint16Array(nCodes).fill(0xffff), max = new Uint16Array(nCodes);
   for (let g = 0; g < c.nGroups; g++) {
     const year = c.gYear[g]!;

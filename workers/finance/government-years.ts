@@ -3,16 +3,8 @@
 // groups (its rows are never scanned).
 
 import { FLAG_AGGREGATE } from '../../src/finance/columns.js';
+import type { GovernmentYearsArgs, GovernmentYearsResult } from '../../src/finance/job-io.js';
 import type { FinanceView } from './corpus.js';
-
-export interface GovernmentYearsArgs { gid: number }
-export interface GovernmentYearsResult {
-  years: Uint16Array;
-  rows: Uint32Array;
-  aggregateRows: Uint32Array;
-  population: Int32Array;
-  popYear: Uint16Array;
-}
 
 export function governmentYears(c: FinanceView, { gid }: GovernmentYearsArgs): GovernmentYearsResult {
   const s = c.govGroupStart[gid]!, e = c.govGroupStart[gid + 1]!;

@@ -3,21 +3,8 @@
 // by |ln(population ratio)|, ties by canonical_govid. Scans that year's groups.
 
 import type { EngineCatalog } from '../../src/finance/engine-catalog.js';
+import type { PeersArgs, PeersResult } from '../../src/finance/job-io.js';
 import type { FinanceView } from './corpus.js';
-
-export interface PeersArgs {
-  target: number;
-  year: number;
-  n: number;
-  lo: number;
-  hi: number;
-}
-
-export interface PeersResult {
-  targetPopulation: number;
-  gids: Uint32Array;
-  population: Int32Array;
-}
 
 export function peers(c: FinanceView, e: EngineCatalog, a: PeersArgs): PeersResult {
   const type = e.govType[a.target]!;

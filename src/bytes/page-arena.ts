@@ -1,12 +1,13 @@
 // Fixed slots of shared memory that workers write CSV pages into and the
-// main thread streams from. A fresh buffer per page, moved across threads,
-// is 4-9 MB of external memory arriving on the main thread dozens of times
+// thread serving the request streams from (the main thread, or a front
+// thread with its own slots). A fresh buffer per page, moved across threads,
+// is 4-9 MB of external memory arriving on that thread dozens of times
 // a second: V8 answers it with a full mark-compact of the main heap every
 // few pulls (measured: 49 in 5 s of bulk pulls, their marking more CPU than
 // the formatting itself). Slots allocated once are never garbage.
 //
 // Ownership is a state word per slot: 0 free, a lease's token (> 0) while
-// the main thread holds it, minus the writer's thread id while a worker
+// the serving thread holds it, minus the writer's thread id while a worker
 // writes it. A worker claims its slot (token -> -threadId) before writing
 // and hands it back (-threadId -> token) after, so a lease given up while
 // its job may still run (the client left, a sibling job failed) is freed
@@ -24,7 +25,7 @@ export interface PageLease {
   token: number;
 }
 
-/** A lease as the main thread holds it (a worker is sent only slot and token). */
+/** A lease as the serving thread holds it (a worker is sent only slot and token). */
 interface HeldLease extends PageLease {
   released: boolean;
 }
@@ -107,7 +108,7 @@ export function claimSlot(s: PageSlots, lease: PageLease, threadId: number): Uin
   return Atomics.compareExchange(state, lease.slot, lease.token, -threadId) === lease.token ? slotView(s, lease.slot) : null;
 }
 
-/** In a worker: hands a claimed slot back to its lease, waking a main thread waiting to free it. */
+/** In a worker: hands a claimed slot back to its lease, waking a serving thread waiting to free it. */
 export function unclaimSlot(s: PageSlots, lease: PageLease, threadId: number): void {
   const state = new Int32Array(s.state);
   Atomics.compareExchange(state, lease.slot, -threadId, lease.token);

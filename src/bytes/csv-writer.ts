@@ -1,0 +1,127 @@
+// The one CSV writer. RFC 4180 records (CRLF line ends, fields quoted when
+// they hold a quote, a comma or a line break), byte-for-byte what fast-csv's
+// formatter writes with rowDelimiter "\r\n" and includeEndRowDelimiter: it
+// also drops NUL characters and quotes fields holding "|" (a quirk of its
+// escape pattern), so our bytes and a fast-csv consumer's expectations agree.
+// Written by hand because it is about five times faster here than fast-csv's
+// formatter, and because it streams from result columns without row objects.
+
+import { ByteWriter, utf8, type Cell } from './byte-writer.js';
+import type { ColumnTable, MemoCell } from './column-table.js';
+
+const QUOTE_IF = /[,\r\n|]/;
+
+export function csvField(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  let s = typeof v === 'string' ? v : String(v);
+  if (s.includes('\0')) s = s.replaceAll('\0', '');
+  if (s.includes('"')) return `"${s.replaceAll('"', '""')}"`;
+  return QUOTE_IF.test(s) ? `"${s}"` : s;
+}
+
+const CHUNK = 64 * 1024;
+
+/** A csv cell for a column whose values never need quoting: null is empty, anything else its String(). */
+export const plainCsv = (get: (i: number) => unknown): Cell => (i, w) => {
+  const v = get(i);
+  if (v === null || v === undefined) return;
+  if (typeof v === 'number') w.number(v);
+  else if (typeof v === 'boolean') w.bytes(v ? TRUE : FALSE);
+  else w.text(String(v));
+};
+const TRUE = utf8('true'), FALSE = utf8('false');
+
+const COMMA = 0x2c, CR = 0x0d, LF = 0x0a;
+
+/**
+ * How writeRows writes each column: a memo cell's key and memo (the row's
+ * cell copied from its escaped bytes), else a cell. A memo cell's rows it
+ * does not key are written by its fallback; those rows without one, and a
+ * column with no cell, are the column's value through csvField.
+ */
+interface Cells {
+  memos: (MemoCell | null)[];
+  cells: Cell[];
+}
+
+function cellsOf(t: ColumnTable): Cells {
+  const memos: (MemoCell | null)[] = [], cells: Cell[] = [];
+  t.get.forEach((get, c) => {
+    const cell = t.csv?.[c];
+    memos.push(typeof cell === 'object' ? cell : null);
+    cells.push(typeof cell === 'function' ? cell : cell?.fallback ?? ((row, w) => w.text(csvField(get(row)))));
+  });
+  return { memos, cells };
+}
+
+function writeHeader(t: ColumnTable, w: ByteWriter): void {
+  w.text(t.names.map(csvField).join(','));
+  w.byte(CR); w.byte(LF);
+}
+
+/** Writes rows from i on, until the table ends or the writer holds stopAt bytes; returns the next row. */
+function writeRows(t: ColumnTable, { memos, cells }: Cells, w: ByteWriter, i: number, stopAt = Number.POSITIVE_INFINITY): number {
+  const cols = cells.length;
+  for (; i < t.n && w.n < stopAt; i++) {
+    writeCell(memos[0]!, cells[0]!, i, w);
+    for (let c = 1; c < cols; c++) { w.byte(COMMA); writeCell(memos[c]!, cells[c]!, i, w); }
+    w.byte(CR); w.byte(LF);
+  }
+  return i;
+}
+
+/** One cell: a memo cell's key is read here, not in a cell that calls it, so it costs one call as a plain cell does. */
+function writeCell(m: MemoCell | null, cell: Cell, i: number, w: ByteWriter): void {
+  if (m === null) { cell(i, w); return; }
+  const k = m.key(i);
+  if (k >= 0) m.memo.write(w, k, m.text);
+  else cell(i, w);
+}
+
+/**
+ * A table's whole CSV (header, then each row) as UTF-8 in one buffer: how a
+ * worker writes a page for the thread serving the request to stream (chunksOf). Written
+ * into `into` (a page slot, or a capacity for a fresh buffer), growing out
+ * of it when full; the result's buffer says where the bytes ended up.
+ */
+export function csvBytes(t: ColumnTable, into: Uint8Array | number): Uint8Array {
+  const w = new ByteWriter(into);
+  writeHeader(t, w);
+  writeRows(t, cellsOf(t), w, 0);
+  return w.written();
+}
+
+/** A body already in memory, pulled as views of at most 64 KB (the stream writes one, then waits for the socket to drain). */
+export function chunksOf(body: Uint8Array): () => Uint8Array | null {
+  let at = 0;
+  return () => {
+    if (at >= body.length) return null;
+    const chunk = body.subarray(at, at + CHUNK);
+    at += chunk.length;
+    return chunk;
+  };
+}
+
+/** Pulls a table's CSV formatted as it is pulled, in chunks of about 64 KB: header first, then each row. */
+export function csvChunks(t: ColumnTable): () => Uint8Array | null {
+  let i = -1;
+  const cells = cellsOf(t);
+  return () => {
+    if (i >= t.n) return null;
+    // A buffer per chunk, made when it is pulled: the one handed on is never written again, and
+    // a chunk that had to grow for a long row does not make the next ones larger.
+    const w = new ByteWriter(CHUNK + 4096);
+    if (i < 0) { writeHeader(t, w); i = 0; }
+    i = writeRows(t, cells, w, i, CHUNK);
+    return w.written();
+  };
+}
+
+/** A whole chunked body as one string (the CLI and tests, which want text). */
+export function drainText(next: () => Uint8Array | null): string {
+  // ignoreBOM: a leading U+FEFF is content here, not a marker to drop.
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  let out = '';
+  for (let c = next(); c !== null; c = next()) out += decoder.decode(c, { stream: true });
+  return out + decoder.decode();
+}

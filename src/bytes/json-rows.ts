@@ -1,0 +1,157 @@
+// An answer's rows as a JSON array, written as UTF-8 bytes from the result
+// columns (no row object, no string), with runs of memo cells written once
+// per distinct combination and copied from there for every later row.
+// Property-tested byte for byte against JSON.stringify of the row objects.
+
+import { ByteMemo, ByteWriter, utf8, type Cell } from './byte-writer.js';
+import { writeMemo, type ColumnTable, type MemoCell } from './column-table.js';
+
+const COMMA = 0x2c;
+const TRUE = utf8('true'), FALSE = utf8('false');
+
+/** A JSON cell for a column of plain values: numbers (null when not finite), booleans, null. */
+export const plainJson = (get: (i: number) => unknown): Cell => (i, w) => {
+  const v = get(i);
+  if (v === null || v === undefined) w.bytes(NULL);
+  else if (typeof v === 'number') { if (Number.isFinite(v)) w.number(v); else w.bytes(NULL); }
+  else if (typeof v === 'boolean') w.bytes(v ? TRUE : FALSE);
+  else w.text(typeof v === 'string' ? JSON.stringify(v) : String(v));
+};
+const NULL = utf8('null');
+
+/** A JSON escape for ByteMemo: a cell's text as JSON.stringify writes it (null as null). */
+export const jsonText = (s: string | null): string => JSON.stringify(s);
+
+/** A JSON cell that escapes and encodes each distinct key's text once; keys bounds key(i). */
+export function memoJson(key: (i: number) => number, keys: number, text: (k: number) => string | null, memo = new ByteMemo(64, jsonText), fallback?: Cell): MemoCell {
+  return fallback === undefined ? { key, keys, text, memo } : { key, keys, text, memo, fallback };
+}
+
+/** A column's JSON key as bytes (`{"name":` first, `,"name":` after), encoded once per name: TextEncoder is slow for a few bytes. */
+const firstKeys = new Map<string, Uint8Array>(), laterKeys = new Map<string, Uint8Array>();
+const prefixOf = (name: string, first: boolean): Uint8Array => {
+  const keys = first ? firstKeys : laterKeys;
+  let b = keys.get(name);
+  if (b === undefined) keys.set(name, (b = utf8(`${first ? '{' : ','}${JSON.stringify(name)}:`)));
+  return b;
+};
+
+/**
+ * Keys of a run of memo cells combined into one number, below this: a small
+ * integer keeps the run's Map lookup on its fast path.
+ */
+const RUN_KEYS = 2 ** 30;
+
+/** How jsonRows writes a row: cells, and runs of adjacent memo cells written as one memoized piece with the next key. */
+type Step =
+  | { run: false; prefix: Uint8Array | null; cell: Cell }
+  | {
+    run: true; prefix: Uint8Array | null; cells: MemoCell[]; prefixes: Uint8Array[]; tail: Uint8Array | null;
+    /** The run's distinct key functions (cells keyed alike, such as a government's id and name, count once). */
+    factors: MemoCell[];
+    pieces: Map<number, number>;
+  };
+
+function stepsOf(t: ColumnTable): Step[] {
+  const cols = t.names.length;
+  const prefix = t.names.map((n, c) => prefixOf(n, c === 0));
+  const json = t.json?.map((cell, c) => (typeof cell === 'object' ? withFallback(cell, t.get[c]!) : cell));
+  const memoAt = (c: number): MemoCell | null => (c < cols && typeof json?.[c] === 'object' ? json[c] as MemoCell : null);
+  const steps: Step[] = [];
+  // Whether the next step writes its column's key: not when the run before it wrote it as its tail.
+  let ownPrefix = true;
+  for (let c = 0; c < cols;) {
+    if (memoAt(c) !== null && memoAt(c + 1) !== null) {
+      // Rows of one answer repeat the same government, category and subtype: their cells and the
+      // keys between them are one piece per distinct combination.
+      const cells: MemoCell[] = [], prefixes: Uint8Array[] = [], factors: MemoCell[] = [];
+      let span = 1;
+      for (let m = memoAt(c); m !== null; m = memoAt(c)) {
+        const alike = factors.some((f) => f.key === m!.key);
+        // The first cell is always taken, so the loop moves on even past a cell of more keys than a run holds.
+        if (!alike && cells.length > 0 && span * m.keys >= RUN_KEYS) break;
+        if (!alike) { span *= m.keys; factors.push(m); }
+        cells.push(m);
+        prefixes.push(prefix[c]!);
+        c++;
+      }
+      // The next column's key goes into the piece, unless that column starts a run of its own.
+      const tail = c < cols && !(memoAt(c) !== null && memoAt(c + 1) !== null) ? prefix[c]! : null;
+      steps.push({ run: true, prefix: ownPrefix ? prefixes[0]! : null, cells, prefixes, tail, factors, pieces: new Map() });
+      ownPrefix = tail === null;
+      continue;
+    }
+    const cell = json?.[c], get = t.get[c]!;
+    const write: Cell = cell === undefined ? (row, w) => w.text(JSON.stringify(get(row) ?? null))
+      : typeof cell === 'function' ? cell
+        : (row, w) => writeMemo(cell, row, w);
+    steps.push({ run: false, prefix: ownPrefix ? prefix[c]! : null, cell: write });
+    ownPrefix = true;
+    c++;
+  }
+  return steps;
+}
+
+/** A memo cell whose rows without a key are written from the column's value, unless it says how. */
+const withFallback = (m: MemoCell, get: (i: number) => unknown): MemoCell => ({
+  key: m.key, keys: m.keys, text: m.text, memo: m.memo,
+  fallback: m.fallback ?? ((row, w) => w.text(JSON.stringify(get(row) ?? null))),
+});
+
+/**
+ * A run's cells for row i. A combination seen before in this answer is
+ * copied from where it was first written: no piece is allocated, and a
+ * fleet page whose every row is a new combination pays only the lookup.
+ */
+function writeRun(s: Extract<Step, { run: true }>, i: number, w: ByteWriter): void {
+  const { cells, factors } = s;
+  let k = 0;
+  for (let j = 0; j < factors.length && k >= 0; j++) {
+    const f = factors[j]!.key(i);
+    // A cell this row does not key (its fallback writes it): the row's piece is written, not memoized.
+    k = f < 0 ? -1 : k * factors[j]!.keys + f;
+  }
+  const seen = k < 0 ? undefined : s.pieces.get(k);
+  if (seen !== undefined) { w.again(Math.floor(seen / PIECE), seen % PIECE); return; }
+  const from = w.n;
+  for (let j = 0; j < cells.length; j++) {
+    if (j > 0) w.bytes(s.prefixes[j]!);
+    writeMemo(cells[j]!, i, w);
+  }
+  if (s.tail !== null) w.bytes(s.tail);
+  if (k >= 0 && w.n - from < PIECE) s.pieces.set(k, from * PIECE + (w.n - from));
+}
+/** Where a run's piece was written, as offset * PIECE + length. */
+const PIECE = 65536;
+
+/**
+ * The table's rows as a JSON array in UTF-8, written from the columns
+ * without row objects or strings: what the envelope serializer writes as
+ * data, into the body it sends (writeJsonRows), so the socket takes bytes
+ * and no string is converted again.
+ */
+export function writeJsonRows(t: ColumnTable, w: ByteWriter): void {
+  const steps = stepsOf(t);
+  w.byte(0x5b);
+  for (let i = 0; i < t.n; i++) {
+    if (i > 0) w.byte(COMMA);
+    for (let c = 0; c < steps.length; c++) {
+      const s = steps[c]!;
+      if (s.prefix !== null) w.bytes(s.prefix);
+      if (s.run) { writeRun(s, i, w); continue; }
+      s.cell(i, w);
+    }
+    w.byte(0x7d);
+  }
+  w.byte(0x5d);
+}
+
+/** Room for a table's JSON rows that typical rows fit in: growing copies what was written. */
+export const jsonRowsSize = (t: ColumnTable): number => 2 + t.n * (32 * t.names.length + 64);
+
+/** The table's JSON rows in a buffer of their own. */
+export function jsonRows(t: ColumnTable): Uint8Array {
+  const w = new ByteWriter(jsonRowsSize(t));
+  writeJsonRows(t, w);
+  return w.written();
+}

@@ -1,0 +1,55 @@
+// What the finance jobs take and return: the values that cross between a
+// thread serving requests and a worker (workers/finance/*.ts). Only plain
+// data and typed arrays; nothing here knows of HTTP or parameters.
+
+import type { PageLease } from '../bytes/page-arena.js';
+import type { MoneyRoute, MoneyTableOptions } from './money-table.js';
+import type { MoneyPlan, MoneyResult, PackedMoneyRows } from './plan.js';
+
+/** A money result as it crosses threads: its rows in one buffer (plan.ts rowsOf makes the views again). */
+export type PackedMoneyResult = Omit<MoneyResult, 'rows'> & { rows: PackedMoneyRows };
+
+export interface GovernmentYearsArgs { gid: number }
+export interface GovernmentYearsResult {
+  years: Uint16Array;
+  rows: Uint32Array;
+  aggregateRows: Uint32Array;
+  population: Int32Array;
+  popYear: Uint16Array;
+}
+
+export interface CodeYearsArgs { nCodes: number }
+export interface CodeYearsResult {
+  min: Uint16Array;
+  max: Uint16Array;
+}
+
+export interface PeersArgs {
+  target: number;
+  year: number;
+  n: number;
+  lo: number;
+  hi: number;
+}
+export interface PeersResult {
+  targetPopulation: number;
+  gids: Uint32Array;
+  population: Int32Array;
+}
+
+export interface MoneyCsvArgs {
+  plan: MoneyPlan;
+  route: MoneyRoute;
+  /** What the page's columns show (money-table.ts tableOptions). */
+  table: MoneyTableOptions;
+  /** The page slot leased for this page. */
+  lease: PageLease;
+}
+export interface MoneyCsvResult {
+  /** The plan's row count (only up to the page's end when plan.stopAtPage). */
+  total: number;
+  /** The page's bytes: the first `length` of the leased slot when inSlot, else csv. */
+  inSlot: boolean;
+  length: number;
+  csv: Uint8Array | null;
+}

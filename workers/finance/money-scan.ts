@@ -1,0 +1,143 @@
+// Reading the corpus for the money job: one (government, year) group's rows
+// summed into the scratch cells, by a scan of the whole group or, for a
+// harmonized query of named categories, of only those categories' runs.
+//
+// Semantics follow the corpus's reader (civilytics/uscogdata): Direct and
+// revenue legs skip aggregate rows and, on the harmonized basis, classify by
+// harmonized_code; the intergovernmental leg keeps aggregate rows (wide-era
+// IG families exist only as aggregates, year-disjoint from their leaves);
+// balances are always read raw; recipes sum their component codes with no
+// aggregate filter inside each component's year window and type scope.
+
+import { FLAG_AGGREGATE, NO_CODE } from '../../src/finance/columns.js';
+import { SCOPE_LOCAL, SCOPE_STATE, type EngineCatalog } from '../../src/finance/engine-catalog.js';
+import { RECIPE_CATEGORY_ID, RECIPE_SUBTYPE_ID, type MoneyPlan } from '../../src/finance/plan.js';
+import type { Cells } from './money-cells.js';
+import type { FinanceView } from './corpus.js';
+import type { Shape } from './money-shape.js';
+
+/** A job's lookups and counters. */
+export interface Ctx extends Omit<Shape, 'cells'> {
+  c: FinanceView;
+  e: EngineCatalog;
+  plan: MoneyPlan;
+  na: { rows: number; amount: number };
+  rowsRead: number;
+}
+
+export const scopeOk = (scope: number, type: number): boolean => (scope === SCOPE_STATE ? type === 0 : scope === SCOPE_LOCAL ? type >= 1 && type <= 3 : true);
+
+/** Aggregates one (government, year) group into the scratch cells. */
+export function aggregate(x: Ctx, cells: Cells, gov: number, year: number, g: number): void {
+  cells.begin();
+  const start = x.c.govMeta[4 * g]! >>> 0, end = x.c.govMeta[4 * g + 1]! >>> 0;
+  if (x.keys === null) { scan(x, cells, gov, year, start, end); return; }
+  // Only the requested categories' rows (and the unmapped ones, which the provenance counts) can
+  // contribute: every other row's harmonized code maps to no cell of this plan.
+  const { hcode } = x.c, key = x.e.codeKey;
+  // The group's hcode is cold (unless prefetch ran): touching each of its cache lines first, with loads
+  // that do not wait on each other, overlaps the misses that the search's dependent probes would take one by one.
+  if (touchLines(hcode, start, end) < 0) return; // never: the test only keeps the loads from being optimized away
+  let lo = start;
+  for (const k of x.keys) {
+    lo = lowerBound(hcode, key, lo, end, k);
+    let stop = lo;
+    while (stop < end && key[hcode[stop]!] === k) stop++;
+    if (stop > lo) scan(x, cells, gov, year, lo, stop);
+    lo = stop;
+  }
+}
+
+/** Up to this many groups (one government's history is 56), a job touches its rows before aggregating them. */
+export const PREFETCH_GROUPS = 1024;
+
+/**
+ * Loads the cache lines a category query will read, group by group but with
+ * loads that do not wait on each other, so their misses overlap. A
+ * government's groups lie far apart in the year-major columns, and a walk
+ * that reads them in turn takes each miss alone: the job is bound by memory
+ * latency, not by its arithmetic. First every line of each group's hcode (the
+ * category search reads it), then, with the searches now in cache, the first
+ * line of code, flags and amt of each category run.
+ */
+export function prefetch(x: Ctx, groupOf: Int32Array): void {
+  const { hcode, code, flags, amt, govMeta: gm } = x.c, key = x.e.codeKey;
+  let touch = 0;
+  for (let i = 0; i < groupOf.length; i++) {
+    const g = groupOf[i]!;
+    if (g >= 0) touch |= touchLines(hcode, gm[4 * g]! >>> 0, gm[4 * g + 1]! >>> 0);
+  }
+  for (let i = 0; i < groupOf.length; i++) {
+    const g = groupOf[i]!;
+    if (g < 0) continue;
+    const start = gm[4 * g]! >>> 0, end = gm[4 * g + 1]! >>> 0;
+    let lo = start;
+    for (const k of x.keys!) {
+      lo = lowerBound(hcode, key, lo, end, k);
+      if (lo < end) touch |= code[lo]! | flags[lo]! | (amt[lo]! & 1);
+    }
+  }
+  if (touch === -1) x.rowsRead--; // never (the loads are non-negative): it keeps them from being optimized away
+}
+
+/** Loads every cache line of hcode[start, end), with loads independent of each other; returns their OR. */
+function touchLines(hcode: Uint16Array, start: number, end: number): number {
+  let touch = 0;
+  for (let r = start; r < end; r += 32) touch |= hcode[r]!;
+  if (end > start) touch |= hcode[end - 1]!;
+  return touch;
+}
+
+/** The first row in [lo, end) whose category key is at least k (a group's rows are sorted by it). */
+function lowerBound(hcode: Uint16Array, key: Uint16Array, lo: number, end: number, k: number): number {
+  let hi = end;
+  while (lo < hi) { const m = (lo + hi) >>> 1; if (key[hcode[m]!]! < k) lo = m + 1; else hi = m; }
+  return lo;
+}
+
+/** Adds rows [start, end) of a group to the scratch cells. */
+function scan(x: Ctx, cells: Cells, gov: number, year: number, start: number, end: number): void {
+  const { c, e, plan } = x;
+  const type = e.govType[gov]!;
+  const recipe = plan.recipe === null ? null : e.recipes[plan.recipe]!;
+  const codeArr = c.code, hcode = c.hcode, amtArr = c.amt, flagArr = c.flags;
+  const harmonized = plan.harmonized;
+  x.rowsRead += end - start;
+  for (let r = start; r < end; r++) {
+    const code = codeArr[r]!;
+    const aggregate = (flagArr[r]! & FLAG_AGGREGATE) !== 0;
+    if (recipe !== null) {
+      for (let j = 0; j < recipe.code.length; j++) {
+        if (recipe.code[j] !== code || year < recipe.yearMin[j]! || year > recipe.yearMax[j]! || !scopeOk(recipe.scope[j]!, type)) continue;
+        cells.add(cells.encode(0, RECIPE_CATEGORY_ID, RECIPE_SUBTYPE_ID), code, amtArr[r]! * recipe.weight[j]!, false);
+      }
+      continue;
+    }
+    if (cells.isIG[code]) {
+      // The intergovernmental leg: membership by the published code, aggregates kept.
+      if (!plan.igLeg) continue;
+      const h = hcode[r]!;
+      const eff = harmonized && h !== NO_CODE ? h : code;
+      const cell = cells.igCell[eff]!;
+      if (cell >= 0) cells.add(cell, eff, amtArr[r]!, aggregate);
+      continue;
+    }
+    if (aggregate) continue;
+    if (cells.isBal[code]) {
+      // Holdings are read raw on either basis: the harmonization map has no balance codes.
+      const cell = cells.balCell[code]!;
+      if (cell >= 0) cells.add(cell, code, amtArr[r]!, false);
+      continue;
+    }
+    let eff = code;
+    if (harmonized) {
+      eff = hcode[r]!;
+      if (eff === NO_CODE) {
+        if (cells.naEligible[code]) { x.na.rows++; x.na.amount += amtArr[r]!; }
+        continue;
+      }
+    }
+    const cell = cells.directCell[eff]!;
+    if (cell >= 0) cells.add(cell, eff, amtArr[r]!, false);
+  }
+}

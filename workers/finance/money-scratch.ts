@@ -1,0 +1,34 @@
+// The money job's scratch arrays, kept by the worker from job to job.
+
+/**
+ * A worker's scratch arrays, grown as needed and reused by every job: a typed
+ * array above a few dozen bytes is allocated outside the heap, which cost a
+ * small job more than its walk. Presence marks compare with the job's own
+ * stamp, so they need no clearing.
+ */
+export class MoneyScratch {
+  private mark = 0;
+  private groups = new Int32Array(256);
+  private years = new Int16Array(128);
+  private codes = new Uint32Array(0);
+  private catYears = new Uint32Array(0);
+  nextMark(): number { return ++this.mark; }
+  groupOf(n: number): Int32Array {
+    if (this.groups.length < n) this.groups = new Int32Array(n);
+    return this.groups.subarray(0, n).fill(-1);
+  }
+  yearIdx(n: number): Int16Array {
+    if (this.years.length < n) this.years = new Int16Array(n);
+    return this.years.subarray(0, n).fill(-1);
+  }
+  codeSeen(n: number): Uint32Array {
+    if (this.codes.length < n) this.codes = new Uint32Array(n);
+    return this.codes;
+  }
+  catYearSeen(n: number): Uint32Array {
+    if (this.catYears.length < n) this.catYears = new Uint32Array(Math.max(n, 2 * this.catYears.length));
+    return this.catYears;
+  }
+}
+
+export const scratch = new MoneyScratch();

@@ -1,0 +1,185 @@
+// The summary of a money job, accumulated as its walk goes. Both paths of the
+// walk (money.ts: counted cells, or whole row objects) report the same events
+// to one SummaryAcc, so each field's rule is written once, here:
+//   keeps(gov, pop)        a group with rows: false when dropNoPopulation drops it
+//   present(...)           a kept group with reported rows: its codes, years, presence, reporting
+//   row(...)               each reported row of a kept group, before the subtype filter
+//   counted(pop, ..., n)   the group's rows past the subtype filter (filled-in ones too)
+// The path-specific fields (suggestions, suppressed recipes, rows filled) are
+// kept here too, so finish() writes the whole summary in one place.
+
+import type { EngineCatalog } from '../../src/finance/engine-catalog.js';
+import { ROW_AGGREGATE, type MoneyPlan, type MoneySummary, type PeerCell } from '../../src/finance/plan.js';
+import { BAL, type Cells } from './money-cells.js';
+import { catRank } from './money-complete.js';
+import { supersede } from './money-recipes.js';
+import { scratch } from './money-scratch.js';
+
+interface PeerValues { year: number; sub: number; cat: number; values: number[]; target: number | null }
+
+/** Years come in walk order (ascending): a list of them only skips a repeat of its last. */
+const addYear = (list: number[], year: number): void => { if (list[list.length - 1] !== year) list.push(year); };
+
+export class SummaryAcc {
+  readonly suggestHits = new Map<number, Set<number>>();
+  readonly suppressedRecipes: Record<string, number[]> = {};
+  rowsFilled = 0;
+  private readonly Y: number;
+  private readonly peerTarget: number | null;
+  private readonly dropNoPopulation: boolean;
+  // Presence marks (this job's stamp), with the list of what was marked (folding a whole array back is what cost).
+  private readonly mark = scratch.nextMark();
+  private readonly codeSeen: Uint32Array;
+  private readonly catYearSeen: Uint32Array;
+  private readonly codesMarked: number[] = [];
+  private readonly catYearsMarked: number[] = [];
+  private readonly aggregateYears: number[] = [];
+  private readonly presentYears: number[] = [];
+  private readonly popYears: number[] = [];
+  private readonly balanceSubs = new Set<number>();
+  /** Per government (by its place in govs), the years it has rows in. */
+  private readonly govYears: number[][] = [];
+  private readonly hasRows: Uint8Array;
+  // Packed, not new Array(Y): a holey array is posted to the main thread index by index (as a sparse array).
+  // Pushed, not Array.from({ length: Y }, ...): that generic path cost about 2 us a job.
+  private readonly reporting: number[] = [];
+  private readonly popCounts = { census_f33: 0, unavailable: 0 };
+  private readonly noPopulation = new Set<number>();
+  private readonly peerValues = new Map<string, PeerValues>();
+
+  /** For a job over govs, in walk order. */
+  constructor(private readonly e: EngineCatalog, private readonly plan: MoneyPlan, private readonly govs: number[]) {
+    const Y = (this.Y = plan.years.length);
+    this.peerTarget = plan.peerTarget;
+    this.dropNoPopulation = plan.dropNoPopulation;
+    this.codeSeen = scratch.codeSeen(e.nCodes);
+    this.catYearSeen = scratch.catYearSeen(e.categories.length * Y);
+    this.hasRows = new Uint8Array(govs.length);
+    for (let i = 0; i < Y; i++) this.reporting.push(0);
+  }
+
+  /** A group with rows (reported or filled in): whether it is kept, listing a government dropped for want of population. */
+  keeps(gov: number, pop: number): boolean {
+    if (!this.dropNoPopulation || pop > 0) return true;
+    this.noPopulation.add(gov);
+    return false;
+  }
+
+  /** A kept group with reported rows (plan.govs[gi] in plan.years[yi]): every code its cells summed, and its presence. */
+  present(cells: Cells, gi: number, yi: number, year: number, gov: number): void {
+    const { codeSeen, mark } = this;
+    for (let l = 0; l < cells.nCodeLinks; l++) {
+      const code = cells.codeVal[l]!;
+      if (codeSeen[code] !== mark) { codeSeen[code] = mark; this.codesMarked.push(code); }
+    }
+    addYear(this.presentYears, year);
+    this.hasRows[gi] = 1;
+    // Each (government, year) is walked once: a year is never a repeat.
+    (this.govYears[gi] ??= []).push(year);
+    if (gov !== this.peerTarget) this.reporting[yi]!++;
+  }
+
+  /** A reported row of a kept group, before the subtype filter. */
+  row(yi: number, year: number, flow: number, cat: number, sub: number, flags: number, amt: number, gov: number, pop: number): void {
+    if (flags & ROW_AGGREGATE) addYear(this.aggregateYears, year);
+    if (flow === BAL) this.balanceSubs.add(sub);
+    if (cat >= 0) {
+      const k = cat * this.Y + yi;
+      if (this.catYearSeen[k] !== this.mark) { this.catYearSeen[k] = this.mark; this.catYearsMarked.push(k); }
+    }
+    if (this.peerTarget !== null && pop > 0) addPeerValue(this.peerValues, year, sub, cat, amt, gov === this.peerTarget, pop);
+  }
+
+  /** n rows of a kept group passed the subtype filter (popYear: the group's population year, when pop > 0). */
+  counted(pop: number, popYear: number, n: number): void {
+    if (pop > 0) {
+      this.popCounts.census_f33 += n;
+      if (n > 0) this.popYears.push(popYear);
+    } else {
+      this.popCounts.unavailable += n;
+    }
+  }
+
+  /** The summary, once the walk is done. */
+  finish(scan: { na: { rows: number; amount: number }; rowsRead: number }, inconsistent: Set<number>): MoneySummary {
+    const { e, plan, govs, Y } = this;
+    // Categories by the years they have rows in, from the presence marks.
+    const catYears = new Map<number, Set<number>>();
+    for (const k of this.catYearsMarked) {
+      const cat = Math.floor(k / Y);
+      let set = catYears.get(cat);
+      if (!set) catYears.set(cat, (set = new Set()));
+      set.add(plan.years[k % Y]!);
+    }
+    const catsFound = [...catYears.keys()].sort((p, q) => catRank(e, p) - catRank(e, q));
+    const present = this.presentYears;
+    const yearsPresent: [number, number[]][] = [];
+    this.govYears.forEach((ys, gi) => { yearsPresent.push([govs[gi]!, ys]); });
+    return {
+      yearsPresent,
+      categoriesFound: catsFound,
+      categoriesMissing: catsFound.map((cat): [number, number[]] => [cat, present.filter((y) => !catYears.get(cat)!.has(y))]).filter(([, ys]) => ys.length > 0),
+      codesObserved: this.codesMarked.sort((p, q) => p - q),
+      aggregateYears: this.aggregateYears,
+      naRows: scan.na.rows,
+      rowsRead: scan.rowsRead,
+      naAmount: scan.na.amount,
+      suggestions: supersede(e, this.suggestHits),
+      directSuppressed: Object.keys(this.suppressedRecipes).length > 0,
+      suppressedRecipes: this.suppressedRecipes,
+      rowsFilled: this.rowsFilled,
+      popYears: sortedUnique(this.popYears),
+      popCounts: this.popCounts,
+      balanceSubtypes: [...this.balanceSubs],
+      govsWithoutRows: govs.filter((gov, gi) => !this.hasRows[gi] && !inconsistent.has(gov)),
+      inconsistentGovs: [...inconsistent],
+      noPopulationGovs: [...this.noPopulation],
+      reporting: this.reporting,
+      peerCells: plan.peerTarget === null ? [] : peerCells(this.peerValues),
+    };
+  }
+}
+
+/** The distinct values of a list, ascending: insertion sort, for the short, nearly ordered lists a job gathers (popyears follow years). */
+function sortedUnique(list: number[]): number[] {
+  for (let i = 1; i < list.length; i++) {
+    const v = list[i]!;
+    let j = i;
+    while (j > 0 && list[j - 1]! > v) { list[j] = list[j - 1]!; j--; }
+    list[j] = v;
+  }
+  let n = 0;
+  for (let i = 0; i < list.length; i++) if (n === 0 || list[n - 1] !== list[i]) list[n++] = list[i]!;
+  list.length = n;
+  return list;
+}
+
+/** Type-7 quantile (linear interpolation between order statistics) of sorted values. */
+export function quantile(sorted: number[], p: number): number {
+  const h = (sorted.length - 1) * p, lo = Math.floor(h);
+  return lo + 1 < sorted.length ? sorted[lo]! + (h - lo) * (sorted[lo + 1]! - sorted[lo]!) : sorted[lo]!;
+}
+
+/** A row's per-capita dollars into its (year, subtype, category) cell: the target's own, or one more peer's. */
+function addPeerValue(cells: Map<string, PeerValues>, year: number, sub: number, cat: number, amt: number, own: boolean, pop: number): void {
+  const key = `${year}:${sub}:${cat}`;
+  let cell = cells.get(key);
+  if (!cell) cells.set(key, (cell = { year, sub, cat, values: [], target: null }));
+  const v = (amt * 1000) / pop;
+  if (own) cell.target = v; else cell.values.push(v);
+}
+
+/** Per (year, subtype, category) cell: peer percentiles of per-capita dollars, and the target's rank. */
+function peerCells(cells: Map<string, PeerValues>): PeerCell[] {
+  const out: PeerCell[] = [];
+  for (const cell of cells.values()) {
+    const v = cell.values.sort((p, q) => p - q);
+    const t = cell.target;
+    out.push({
+      year: cell.year, sub: cell.sub, cat: cell.cat, n: v.length,
+      p25: v.length ? quantile(v, 0.25) : Number.NaN, p50: v.length ? quantile(v, 0.5) : Number.NaN, p75: v.length ? quantile(v, 0.75) : Number.NaN,
+      targetRank: t === null ? 0 : 1 + v.filter((p) => p > t).length,
+    });
+  }
+  return out.sort((a, b) => a.year - b.year || a.sub - b.sub || a.cat - b.cat);
+}
