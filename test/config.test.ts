@@ -2,7 +2,7 @@
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_VARS, readConfig } from '../src/config.js';
+import { CONFIG_VARS, readConfig } from '../dist/src/config.js';
 
 describe('configuration', () => {
   it('the README documents every declared variable, and only those', () => {

@@ -278,10 +278,15 @@ describe('basis defaults by schema_version', () => {
     expect(four.provenance.basis_note).toContain('schema_version 4');
     const raw6 = (await get(`${G}/spending?basis=raw`)).body;
     expect(four.data).toEqual(raw6.data);
-    expect(expectErrorEnvelope(await get(`${G}/spending?basis=harmonized`, undefined, v4.url), 400)).toContain('schema_version');
+    const harmonizedOnV4 = await get(`${G}/spending?basis=harmonized`, undefined, v4.url);
+    expect(expectErrorEnvelope(harmonizedOnV4, 400)).toContain('schema_version');
+    // A corpus that lacks a table is not bad input.
+    expect(harmonizedOnV4.body.meta.error_code).toBe('E_NOT_IN_CORPUS');
   });
 
   it('complete=true needs the representation tables the older corpora lack', async () => {
-    expect(expectErrorEnvelope(await get(`${G}/spending?complete=true`, undefined, v5.url), 400)).toContain('representation');
+    const completeOnV5 = await get(`${G}/spending?complete=true`, undefined, v5.url);
+    expect(expectErrorEnvelope(completeOnV5, 400)).toContain('representation');
+    expect(completeOnV5.body.meta.error_code).toBe('E_NOT_IN_CORPUS');
   });
 });

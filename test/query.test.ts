@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseQueryString } from '../src/server/query.js';
-import { Router } from '../src/server/router.js';
-import { ApiError } from '../src/server/errors.js';
+import { parseQueryString } from '../dist/src/server/query.js';
+import { Router } from '../dist/src/server/router.js';
+import { ApiError } from '../dist/src/server/errors.js';
 
 const code = (f: () => unknown): string => {
   try { f(); } catch (e) { return (e as ApiError).code; }

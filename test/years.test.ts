@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseYears } from '../src/finance/years.js';
-import { ApiError } from '../src/server/errors.js';
+import { parseYears } from '../dist/src/finance/years.js';
+import { ApiError } from '../dist/src/server/errors.js';
 
 // The published set of the bundled corpus: 2011, 2019, 2020 (holes 2012-2018).
 const SET = { years: [2011, 2019, 2020], minYear: 2011, maxYear: 2020, holes: [2012, 2013, 2014, 2015, 2016, 2017, 2018] };

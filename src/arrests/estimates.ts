@@ -7,7 +7,8 @@ import { ok } from '../server/envelope.js';
 import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
 import { STATE_BY_CODE } from '../geo/states.js';
 import type { ArrestsCtx } from './context.js';
-import { INTERVALS, RACES, SEXES, YEARS, partitionId } from './models.js';
+import { INTERVALS, RACES, SEXES, YEARS, partitionId, type SchoolYear } from './models.js';
+import type { Interval, Race, Sex } from './params.js';
 import type { SummaryBlock } from './summaries.js';
 import { summarySql } from './hpd.js';
 
@@ -32,10 +33,23 @@ interface Selection {
   year?: number;
 }
 
-function select(block: SummaryBlock, from: number, to: number, p: Record<string, unknown>): { sel: Selection; rows: number[] } {
-  const race = p.race === undefined ? undefined : RACES.indexOf(p.race as never);
-  const sex = p.sex === undefined ? undefined : SEXES.indexOf(p.sex as never);
-  const year = p.year === undefined ? undefined : YEARS.indexOf(p.year as never);
+/** The parameters of the estimate routes (a route declares a subset: the others are absent). */
+export type EstimateParams = {
+  model: string;
+  interval: Interval;
+  race?: Race;
+  sex?: Sex;
+  year?: SchoolYear;
+  leaid?: number;
+  state?: string;
+  limit?: number;
+  page?: number;
+};
+
+function select(block: SummaryBlock, from: number, to: number, p: EstimateParams): { sel: Selection; rows: number[] } {
+  const race = p.race === undefined ? undefined : RACES.indexOf(p.race);
+  const sex = p.sex === undefined ? undefined : SEXES.indexOf(p.sex);
+  const year = p.year === undefined ? undefined : YEARS.indexOf(p.year);
   const rows: number[] = [];
   for (let i = from; i < to; i++) {
     if ((race === undefined || block.race[i] === race) && (sex === undefined || block.sex[i] === sex) && (year === undefined || block.year[i] === year)) rows.push(i);
@@ -54,13 +68,13 @@ function drawsSql(ctx: ArrestsCtx, model: string, where: string[], grain: 'distr
     : summarySql(`SELECT LEA_STATE, RACE, SEX, YEAR, draw_id, sum(pred) AS pred FROM ${source} GROUP BY ALL`, 'LEA_STATE, RACE, SEX, YEAR', ctx.manifest.drawsPerGroup);
 }
 
-function provenance(ctx: ArrestsCtx, req: RouteRequest<ArrestsCtx>, verb: string, target: Record<string, unknown>, sql: string): Record<string, unknown> {
+function provenance(ctx: ArrestsCtx, req: RouteRequest<ArrestsCtx, EstimateParams>, verb: string, target: Record<string, unknown>, sql: string): Record<string, unknown> {
   const p = req.params;
   return {
     verb,
     call: req.url,
     target,
-    years: p.year !== undefined ? [p.year] : ctx.modelYears.get(p.model as string),
+    years: p.year !== undefined ? [p.year] : ctx.modelYears.get(p.model),
     scope: {},
     summary_rule: `count_median: median of pred over the ${ctx.manifest.drawsPerGroup} draws (interpolated); count_lower/upper: HPD interval, the narrowest window of ceil(p*n) consecutive sorted draws (ties to the lower bound) among those containing the median and inside the next wider interval (95 first); rate_* = count_* / stu_enroll. sql_query returns every interval's bounds (count_lower_50 ... count_upper_95)`,
     manifest: { dataset: ctx.manifest.dataset, synthetic: ctx.manifest.synthetic, seed: ctx.manifest.seed, digest: ctx.manifest.digest, mirror_url: ctx.mirrorUrl },
@@ -68,12 +82,11 @@ function provenance(ctx: ArrestsCtx, req: RouteRequest<ArrestsCtx>, verb: string
   };
 }
 
-export function estimates(req: RouteRequest<ArrestsCtx>): Reply {
+/** /estimates pages (limit and page); /estimates/{leaid} answers every row of its district up to 1000. */
+export function estimates(req: RouteRequest<ArrestsCtx, EstimateParams>): Reply {
   const { ctx, params } = req;
-  const model = params.model as string, interval = params.interval as number;
+  const { model, interval, leaid, state, limit = 1000, page = 0 } = params;
   const block = ctx.summaries.district.get(model)!;
-  const leaid = params.leaid as number | undefined;
-  const state = params.state as string | undefined;
   let from = 0, to = block.n;
   if (leaid !== undefined) { from = lowerBound(block.key, leaid); to = lowerBound(block.key, leaid + 1); }
   else if (state !== undefined) {
@@ -81,8 +94,7 @@ export function estimates(req: RouteRequest<ArrestsCtx>): Reply {
     from = lowerBound(block.key, fips); to = lowerBound(block.key, fips + 100_000);
   }
   const { rows } = select(block, from, to, params);
-  const limit = params.limit as number, page = params.page as number;
-  const j = INTERVALS.indexOf(interval as never);
+  const j = INTERVALS.indexOf(interval);
   const data = rows.slice(page * limit, page * limit + limit).map((i) => {
     const d = ctx.districts[ctx.districtIndex.get(block.key[i]!)!]!;
     const cell = ctx.enroll.get(block.key[i]!, block.race[i]!, block.sex[i]!, block.year[i]!);
@@ -98,28 +110,26 @@ export function estimates(req: RouteRequest<ArrestsCtx>): Reply {
   const where = [
     leaid !== undefined ? `LEAID = ${lit(String(leaid).padStart(7, '0'))}` : null,
     state !== undefined ? `LEA_STATE = ${lit(state)}` : null,
-    params.race !== undefined ? `RACE = ${lit(params.race as string)}` : null,
-    params.sex !== undefined ? `SEX = ${lit(params.sex as string)}` : null,
-    params.year !== undefined ? `YEAR = ${lit(params.year as string)}` : null,
+    params.race !== undefined ? `RACE = ${lit(params.race)}` : null,
+    params.sex !== undefined ? `SEX = ${lit(params.sex)}` : null,
+    params.year !== undefined ? `YEAR = ${lit(params.year)}` : null,
   ].filter((x): x is string => x !== null);
   return envelopeReply(ok(data, { total: rows.length, page, limit, model, interval }, provenance(ctx, req, 'estimates', {
     leaid: leaid === undefined ? null : String(leaid).padStart(7, '0'), state: state ?? null, race: params.race ?? null, sex: params.sex ?? null, year: params.year ?? null, model,
   }, drawsSql(ctx, model, where, 'district'))));
 }
 
-export function states(req: RouteRequest<ArrestsCtx>): Reply {
+export function states(req: RouteRequest<ArrestsCtx, EstimateParams>): Reply {
   const { ctx, params } = req;
-  const model = params.model as string, interval = params.interval as number;
+  const { model, interval, state, limit = 1000, page = 0 } = params;
   const block = ctx.summaries.state.get(model)!;
-  const state = params.state as string | undefined;
   let from = 0, to = block.n;
   if (state !== undefined) {
     const k = ctx.summaries.states.indexOf(state);
     from = lowerBound(block.key, k); to = lowerBound(block.key, k + 1);
   }
   const { rows } = select(block, from, to, params);
-  const limit = (params.limit as number | undefined) ?? 1000, page = (params.page as number | undefined) ?? 0;
-  const j = INTERVALS.indexOf(interval as never);
+  const j = INTERVALS.indexOf(interval);
   const data = rows.slice(page * limit, page * limit + limit).map((i) => {
     const code = ctx.summaries.states[block.key[i]!]!;
     const enroll = Number.isNaN(block.enroll[i]!) ? null : block.enroll[i]!;
@@ -134,9 +144,9 @@ export function states(req: RouteRequest<ArrestsCtx>): Reply {
   });
   const where = [
     state !== undefined ? `LEA_STATE = ${lit(state)}` : null,
-    params.race !== undefined ? `RACE = ${lit(params.race as string)}` : null,
-    params.sex !== undefined ? `SEX = ${lit(params.sex as string)}` : null,
-    params.year !== undefined ? `YEAR = ${lit(params.year as string)}` : null,
+    params.race !== undefined ? `RACE = ${lit(params.race)}` : null,
+    params.sex !== undefined ? `SEX = ${lit(params.sex)}` : null,
+    params.year !== undefined ? `YEAR = ${lit(params.year)}` : null,
   ].filter((x): x is string => x !== null);
   return envelopeReply(ok(data, { total: rows.length, page, limit, model, interval, grain: 'state' }, provenance(ctx, req, 'states', {
     state: state ?? null, race: params.race ?? null, sex: params.sex ?? null, year: params.year ?? null, model,

@@ -3,10 +3,11 @@
 
 import { ok } from '../server/envelope.js';
 import type { ServiceDocs } from '../server/docs-text.js';
-import { openStreams } from '../server/http.js';
+import { openStreams } from '../server/lifecycle.js';
 import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
 import type { ArrestsCtx } from './context.js';
-import { MODELS, partitionId } from './models.js';
+import { MODELS, partitionId, type SchoolYear } from './models.js';
+import type { Race, Sex } from './params.js';
 import { ARRESTS_DECISIONS } from './docs.js';
 
 const lit = (s: string): string => `'${s.replaceAll("'", "''")}'`;
@@ -68,11 +69,10 @@ export function models(req: RouteRequest<ArrestsCtx>): Reply {
   return envelopeReply(ok(rows, { total: rows.length, default_model: 'unified_m2' }));
 }
 
-export function districts(req: RouteRequest<ArrestsCtx>): Reply {
+export function districts(req: RouteRequest<ArrestsCtx, { q?: string; state?: string; limit: number; page: number }>): Reply {
   const { ctx, params } = req;
-  const q = (params.q as string | undefined)?.toLowerCase();
-  const state = params.state as string | undefined;
-  const limit = params.limit as number, page = params.page as number;
+  const { state, limit, page } = params;
+  const q = params.q?.toLowerCase();
   const hits: number[] = [];
   ctx.districts.forEach((d, i) => { if ((state === undefined || d.state === state) && (q === undefined || ctx.nameLower[i]!.includes(q))) hits.push(i); });
   hits.sort((a, b) => (ctx.nameLower[a]! < ctx.nameLower[b]! ? -1 : ctx.nameLower[a]! > ctx.nameLower[b]! ? 1 : a - b));
@@ -83,14 +83,16 @@ export function districts(req: RouteRequest<ArrestsCtx>): Reply {
   return envelopeReply(ok(data, meta));
 }
 
-export function draws(req: RouteRequest<ArrestsCtx>): Reply {
+type DrawsParams = { model: string; year: SchoolYear; state: string; race?: Race; sex?: Sex; leaid?: number };
+
+export function draws(req: RouteRequest<ArrestsCtx, DrawsParams>): Reply {
   const { ctx, params } = req;
-  const model = params.model as string, year = params.year as string, state = params.state as string;
+  const { model, year, state } = params;
   const url = `${ctx.mirrorUrl.replace(/\/+$/, '')}/parquet/model_id=${partitionId(model)}/YEAR=${year}/LEA_STATE=${state}/*.parquet`;
   const leaid = params.leaid === undefined ? undefined : String(params.leaid).padStart(7, '0');
   const where = [
-    params.race !== undefined ? `RACE = ${lit(params.race as string)}` : null,
-    params.sex !== undefined ? `SEX = ${lit(params.sex as string)}` : null,
+    params.race !== undefined ? `RACE = ${lit(params.race)}` : null,
+    params.sex !== undefined ? `SEX = ${lit(params.sex)}` : null,
     leaid !== undefined ? `LEAID = ${lit(leaid)}` : null,
   ].filter(Boolean);
   const sql = `SELECT * FROM read_parquet(${lit(url)}, hive_partitioning = true)${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY LEAID, RACE, SEX, draw_id`;

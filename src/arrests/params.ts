@@ -5,32 +5,37 @@ import { apiError, listValues } from '../server/errors.js';
 import { clip, enumParam } from '../server/params.js';
 import type { ParamSpec } from '../server/route-spec.js';
 import type { ArrestsCtx } from './context.js';
-import { DEFAULT_MODEL, INTERVALS, MODELS, RACES, SEXES, YEARS, partitionId } from './models.js';
+import { DEFAULT_MODEL, INTERVALS, MODELS, RACES, SEXES, YEARS, partitionId, type SchoolYear } from './models.js';
 
 type P<T> = ParamSpec<ArrestsCtx, T>;
 
 const modelIds = MODELS.map((m) => m.model);
+
+export type Race = (typeof RACES)[number];
+export type Sex = (typeof SEXES)[number];
+export type Interval = (typeof INTERVALS)[number];
 
 export const modelParam = enumParam({
   description: `The model (see /models). unified_* fit all student groups together; a stratified_* model must be asked for explicitly. The _mod suffix of the draws' partitions is accepted too.`,
   values: modelIds,
   aliases: Object.fromEntries(modelIds.map((m) => [partitionId(m), m])),
   default: DEFAULT_MODEL,
-}) as P<string>;
+});
 
-export const intervalParam: P<number> = {
-  ...(enumParam({ description: 'Credible-interval width in percent: the HPD interval of that mass.', values: ['50', '80', '95'] as const, default: '95' }) as P<string>),
+/** interval: documented as the enumeration of its spellings, parsed to the number. */
+export const intervalParam = {
+  ...enumParam({ description: 'Credible-interval width in percent: the HPD interval of that mass.', values: ['50', '80', '95'], default: '95' }),
   default: 95,
-  parse(raw, name) {
+  parse(raw: string, name: string): Interval {
     const v = INTERVALS.find((i) => String(i) === raw.trim());
     if (v === undefined) throw apiError('E_BAD_VALUE', `${name} must be one of ${listValues(INTERVALS)}; got '${clip(raw)}'.`);
     return v;
   },
-} as P<number>;
+} satisfies P<Interval>;
 
-export const raceParam = enumParam({ description: 'Student race group: AM (American Indian/Alaska Native), BL (Black), HI (Hispanic), WH (White).', values: RACES }) as P<string>;
-export const sexParam = enumParam({ description: 'Student sex: F or M.', values: SEXES }) as P<string>;
-export const yearParam = enumParam({ description: 'School year.', values: YEARS }) as P<string>;
+export const raceParam = enumParam({ description: 'Student race group: AM (American Indian/Alaska Native), BL (Black), HI (Hispanic), WH (White).', values: RACES });
+export const sexParam = enumParam({ description: 'Student sex: F or M.', values: SEXES });
+export const yearParam = enumParam({ description: 'School year.', values: YEARS });
 
 const LEAID = /^\d{7}$/;
 
@@ -60,8 +65,8 @@ export const stateParam: P<string> = {
 };
 
 /** A model must have been fit for the year asked about; say which years it covers. */
-export function modelYearRule(p: Record<string, unknown>, ctx: ArrestsCtx): Error | undefined {
-  const model = p.model as string, year = p.year as string | undefined;
+export function modelYearRule(p: { model: string; year?: SchoolYear }, ctx: ArrestsCtx): Error | undefined {
+  const { model, year } = p;
   const years = ctx.modelYears.get(model);
   if (!years) return apiError('E_BAD_VALUE', `model ${model} has no draws in this mirror; models with draws: ${listValues([...ctx.modelYears.keys()])}.`);
   if (year !== undefined && !years.includes(year)) {

@@ -3,8 +3,8 @@
 
 import { apiError } from '../server/errors.js';
 import { STATE_BY_CODE } from '../geo/states.js';
-import { intParam, textParam } from '../server/params.js';
-import type { FieldDoc, RouteSpec } from '../server/route-spec.js';
+import { intParam, required, textParam, withExample } from '../server/params.js';
+import { defineRoute, type FieldDoc, type RouteSpec } from '../server/route-spec.js';
 import type { ArrestsCtx } from './context.js';
 import { estimates, states } from './estimates.js';
 import { arrestsDocs, districts, draws, health, models, root } from './info.js';
@@ -12,11 +12,11 @@ import { docRoutes } from '../server/doc-routes.js';
 import { intervalParam, leaidParam, modelParam, modelYearRule, raceParam, sexParam, stateParam, yearParam } from './params.js';
 
 type Route = RouteSpec<ArrestsCtx>;
+const route = defineRoute<ArrestsCtx>();
 const V1 = '/api/v1';
 
 const limit = intParam({ description: 'Rows per page (default 100, at most 1000; above is a 400, never clamped).', min: 1, max: 1000, default: 100, capped: true });
 const page = intParam({ description: 'Zero-based page index.', min: 0, max: 10_000_000, default: 0 });
-const required = <T,>(p: T, message: string): T => ({ ...p, required: true, requiredMessage: message });
 
 const ESTIMATE_FIELDS: FieldDoc[] = [
   { name: 'leaid', type: 'string', description: 'District id (7 digits).' },
@@ -47,57 +47,63 @@ const STATE_FIELDS: FieldDoc[] = [
 
 const estimateQuery = { model: modelParam, year: yearParam, interval: intervalParam, race: raceParam, sex: sexParam };
 
-const leaidInState = (p: Record<string, unknown>): Error | undefined => {
+const leaidInState = (p: { leaid?: number; state?: string }): Error | undefined => {
   if (p.leaid === undefined || p.state === undefined) return undefined;
   const fips = String(p.leaid).padStart(7, '0').slice(0, 2);
-  return STATE_FIPS[p.state as string] === fips ? undefined : apiError('E_CONFLICT', `leaid ${String(p.leaid).padStart(7, '0')} is not in state ${p.state}.`);
+  return STATE_FIPS[p.state] === fips ? undefined : apiError('E_CONFLICT', `leaid ${String(p.leaid).padStart(7, '0')} is not in state ${p.state}.`);
 };
 const STATE_FIPS: Record<string, string> = Object.fromEntries([...STATE_BY_CODE.values()].map((s) => [s.code, s.fips]));
 
 const first = (ctx: ArrestsCtx) => ctx.districts[0]!;
+/** The state the docs fill in where a state is required (the bundled mirror's first; leaid's example 1000047 is in it). Filters carry no example: the docs would narrow a search silently. */
+const DOC_STATE = 'DE';
 
 export const arrestsRoutes: Route[] = [
-  { id: 'root', path: `${V1}/`, tags: ['metadata'], produces: 'envelope', query: {}, summary: 'Metadata root', description: 'Scope of the mirror and the documentation links.',
+  route({ id: 'root', path: `${V1}/`, tags: ['metadata'], produces: 'envelope', query: {}, summary: 'Metadata root', description: 'Scope of the mirror and the documentation links.',
     rowFields: [{ name: 'scope', type: 'string', description: 'Districts, states, models and years of the mirror.' }, { name: 'links', type: 'object', description: 'llms, data_dictionary, docs, openapi.' }],
-    examples: () => [{ description: 'Scope and documentation links', path: `${V1}/` }], handle: root },
-  { id: 'health', path: `${V1}/health`, tags: ['metadata'], produces: 'envelope', query: {}, summary: 'Liveness and readiness', description: 'Answers 200 once the draws are summarised.', handle: health },
-  {
+    examples: () => [{ description: 'Scope and documentation links', path: `${V1}/` }], handle: root }),
+  route({ id: 'health', path: `${V1}/health`, tags: ['metadata'], produces: 'envelope', query: {}, summary: 'Liveness and readiness', description: 'Answers 200 once the draws are summarised.', handle: health }),
+  route({
     id: 'estimates', cacheable: true, path: `${V1}/estimates`, tags: ['estimates'], produces: 'envelope',
     summary: 'District estimates', description: 'District-level estimates filtered by leaid, state, race, sex and year, paged; ordered by leaid, race, sex, year.',
     query: { leaid: leaidParam, state: stateParam, ...estimateQuery, limit, page }, rules: [modelYearRule, leaidInState], rowFields: ESTIMATE_FIELDS,
     examples: (ctx) => [{ description: 'Every district of a state, Black male students, 2021-22', path: `${V1}/estimates?state=${first(ctx).state}&race=BL&sex=M&year=21-22` }],
     handle: estimates,
-  },
-  {
+
+  }),
+  route({
     id: 'estimate', cacheable: true, path: `${V1}/estimates/{leaid}`, tags: ['estimates'], produces: 'envelope',
     summary: 'One district', description: "One district's estimates for every group and year of the model.",
     pathParams: { leaid: leaidParam }, query: estimateQuery, rules: [modelYearRule], rowFields: ESTIMATE_FIELDS,
     examples: (ctx) => [{ description: 'One district, the default model', path: `${V1}/estimates/${first(ctx).leaid}` }],
-    handle: (req) => estimates({ ...req, params: { ...req.params, limit: 1000, page: 0 } }),
-  },
-  {
+    handle: estimates,
+  }),
+  route({
     id: 'states', cacheable: true, path: `${V1}/states`, tags: ['estimates'], produces: 'envelope',
     summary: 'State estimates', description: "State-level estimates: within each draw, the state's districts summed, then summarised.",
     query: { state: stateParam, ...estimateQuery }, rules: [modelYearRule], rowFields: STATE_FIELDS,
     examples: () => [{ description: 'Every state of the mirror, 2021-22', path: `${V1}/states?year=21-22` }],
     handle: states,
-  },
-  {
+
+  }),
+  route({
     id: 'state', cacheable: true, path: `${V1}/states/{state}`, tags: ['estimates'], produces: 'envelope',
     summary: 'One state', description: "One state's estimates for every group and year of the model.",
-    pathParams: { state: stateParam }, query: estimateQuery, rules: [modelYearRule], rowFields: STATE_FIELDS,
+    pathParams: { state: withExample(stateParam, DOC_STATE) }, query: estimateQuery, rules: [modelYearRule], rowFields: STATE_FIELDS,
     examples: (ctx) => [{ description: 'One state, 95% intervals', path: `${V1}/states/${first(ctx).state}` }],
     handle: states,
-  },
-  {
+
+  }),
+  route({
     id: 'districts', cacheable: true, path: `${V1}/districts`, tags: ['districts'], produces: 'envelope',
     summary: 'Find districts', description: 'Name and geography lookup returning leaid; q is a literal, case-insensitive substring of the name.',
     query: { q: textParam({ description: 'Case-insensitive literal substring of lea_name.', maxLength: 200 }), state: stateParam, limit, page },
     rowFields: ESTIMATE_FIELDS.slice(0, 6),
     examples: () => [{ description: 'Districts with "county" in the name', path: `${V1}/districts?q=county` }],
     handle: districts,
-  },
-  {
+
+  }),
+  route({
     id: 'models', cacheable: true, path: `${V1}/models`, tags: ['models'], produces: 'envelope', query: {},
     summary: 'Models', description: 'The ten models: family, formula, description, the years each covers, and the default.',
     rowFields: [
@@ -108,12 +114,14 @@ export const arrestsRoutes: Route[] = [
     ],
     examples: () => [{ description: 'The models', path: `${V1}/models` }],
     handle: models,
-  },
-  {
+
+  }),
+  route({
     id: 'draws', cacheable: true, path: `${V1}/draws`, tags: ['draws'], produces: 'envelope',
     summary: 'Where the draws are', description: 'The parquet shard of a model, year and state on the mirror, with DuckDB SQL returning exactly the selected draws. Draws are never returned inline.',
     query: {
-      model: required(modelParam, 'model is required for /draws.'), year: required(yearParam, 'year is required for /draws.'), state: required(stateParam, 'state is required for /draws.'),
+      model: required(modelParam, 'model is required for /draws.'), year: required(withExample(yearParam, '21-22'), 'year is required for /draws.'),
+      state: required(withExample(stateParam, DOC_STATE), 'state is required for /draws.'),
       race: raceParam, sex: sexParam, leaid: leaidParam,
     },
     rules: [modelYearRule, leaidInState],
@@ -124,6 +132,7 @@ export const arrestsRoutes: Route[] = [
     ],
     examples: (ctx) => [{ description: 'Draws of one district, one group', path: `${V1}/draws?model=unified_m2&year=21-22&state=${first(ctx).state}&leaid=${first(ctx).leaid}&race=WH&sex=F` }],
     handle: draws,
-  },
+
+  }),
   ...docRoutes<ArrestsCtx>(V1, arrestsDocs),
 ];

@@ -5,10 +5,10 @@
 // CIVICSTREAM_FAULTS=1; start-up refuses that combination with NODE_ENV=production.
 
 import { boolParam, enumParam } from '../server/params.js';
-import type { RouteSpec } from '../server/route-spec.js';
+import { defineRoute, type RouteSpec } from '../server/route-spec.js';
 import type { FinanceCtx } from './context.js';
 
-export const faultRoute: RouteSpec<FinanceCtx> = {
+export const faultRoute: RouteSpec<FinanceCtx> = defineRoute<FinanceCtx>()({
   id: 'test_fault', path: '/__faults__/worker', tags: ['test-only'], produces: 'envelope',
   summary: 'Test-only: inject a worker fault', description: 'Present only when CIVICSTREAM_FAULTS=1 (never in production).',
   query: {
@@ -16,11 +16,11 @@ export const faultRoute: RouteSpec<FinanceCtx> = {
     batched: boolParam({ description: 'Send the job the way small jobs go: batched with the others of its event-loop turn.', default: false }),
   },
   handle: async (req) => {
-    const args = { kind: req.params.kind as 'throw' | 'exit' | 'hang' };
+    const args = { kind: req.params.kind };
     await (req.params.batched ? req.ctx.pool.runSmall('fault', args, req.signal) : req.ctx.pool.run('fault', args, req.signal));
     throw new Error('unreachable: the fault job never returns');
   },
-};
+});
 
 /** The routes to serve: the table, plus the fault hook when the configuration asks for it. */
 export const withFaultHook = (routes: RouteSpec<FinanceCtx>[], enabled: boolean): RouteSpec<FinanceCtx>[] => (enabled ? [...routes, faultRoute] : routes);

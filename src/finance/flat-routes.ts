@@ -1,18 +1,17 @@
 // Flat /spending and /revenue: many governments at once, selected by a govid
 // list or by state and type, paged JSON or streamed CSV (format=csv).
 
-import { apiError } from '../server/errors.js';
-import { CSV_CONTENT_TYPE } from '../server/csv.js';
-import { envelopeReply, type Reply, type RouteRequest, type RouteSpec } from '../server/route-spec.js';
-import { enumParam, intParam } from '../server/params.js';
+import { apiError, type ApiError } from '../server/errors.js';
+import { defineRoute, envelopeReply, type Reply, type RouteRequest, type RouteSpec } from '../server/route-spec.js';
+import { defaulted, formatParam, intParam, withExample } from '../server/params.js';
 import { GOV_TYPES } from './catalog.js';
 import type { FinanceCtx } from './context.js';
 import { exampleGov } from './examples.js';
-import { answer, planOf } from './money.js';
+import { answer, planOf, type MoneyParams } from './money.js';
 import type { MoneyRoute } from './money-table.js';
 import {
   REJECT, RULES, adjustParam, baseYearParam, basisParam, categoryParam, completeParam, expenditureConceptParam, perCapitaParam,
-  recipeParam, revenueConceptParam, subtypeParam, type Rule,
+  recipeParam, revenueConceptParam, subtypeParam,
 } from './money-params.js';
 import { moneyFields } from './money-routes.js';
 import { govidListParam, pageParam, stateParam, typeParam, yearsParam, type GovidList } from './params.js';
@@ -20,6 +19,8 @@ import { runMoney, runMoneyCsv } from './run-money.js';
 import { STATE_BY_FIPS } from '../geo/states.js';
 
 type Route = RouteSpec<FinanceCtx>;
+type GovType = (typeof GOV_TYPES)[number];
+const route = defineRoute<FinanceCtx>();
 const V1 = '/api/v1';
 
 export const CSV_CAP = 50_000;
@@ -32,26 +33,32 @@ export const latestYearParam = yearsParam({
   default: (ctx) => [ctx.catalog.maxYear],
 });
 
-const formatParam = enumParam({ description: 'json (the envelope, default) or csv (header then rows; metadata in X-Total-Count, X-Page, X-Limit; no provenance).', values: ['json', 'csv'] as const });
+// The flat routes answer a page as the JSON envelope, or a bulk pull as CSV rows written by the worker.
+const FLAT_FORMATS = ['json', 'csv'] as const;
+const flatFormatParam = formatParam(FLAT_FORMATS);
 
 const flatLimitParam = intParam({
   description: `Rows per page. JSON: default and cap ${JSON_CAP}. CSV: default and cap ${CSV_CAP.toLocaleString('en-US')} (${CSV_CAP_NARROW} when subtype or recipe is set). Above the cap is a 400, never clamped.`,
   min: 1, max: CSV_CAP, capped: true,
 });
 
+/** What the flat routes add to the money parameters: the selection, the format, and a limit whose default is the cap. */
+type FlatParams = Omit<MoneyParams, 'limit'> & { govid?: GovidList; state?: string; type?: GovType; format?: 'json' | 'csv'; limit?: number };
+type CapParams = Pick<FlatParams, 'format' | 'subtype' | 'recipe'>;
+
 /** The cap depends on the format and on subtype/recipe, so it is a rule over the parsed values. */
-export const limitForFormat: Rule = (p) => {
+export const limitForFormat = (p: CapParams & { limit?: number }): ApiError | undefined => {
   const cap = capOf(p);
-  const limit = p.limit as number | undefined;
+  const limit = p.limit;
   if (limit !== undefined && limit > cap) {
     const why = p.format === 'csv' ? (cap === CSV_CAP_NARROW ? 'format=csv with subtype or recipe' : 'format=csv') : 'JSON';
     return apiError('E_LIMIT_CAP', `limit must be at most ${cap} for ${why}; got ${limit}. It is never clamped: walk pages with page=0,1,2,...`);
   }
   return undefined;
 };
-const capOf = (p: Record<string, unknown>): number => (p.format === 'csv' ? (p.subtype !== undefined || p.recipe !== undefined ? CSV_CAP_NARROW : CSV_CAP) : JSON_CAP);
+const capOf = (p: CapParams): number => (p.format === 'csv' ? (p.subtype !== undefined || p.recipe !== undefined ? CSV_CAP_NARROW : CSV_CAP) : JSON_CAP);
 
-const needsSelection: Rule = (p) =>
+const needsSelection = (p: Pick<FlatParams, 'govid' | 'state' | 'type'>): ApiError | undefined =>
   p.govid === undefined && p.state === undefined && p.type === undefined
     ? apiError('E_MISSING', 'Select governments with govid (a comma-separated list) or with state and/or type.')
     : undefined;
@@ -65,7 +72,7 @@ function cohortOf(ctx: FinanceCtx, fips: string | undefined, typeNo: number, mat
 }
 
 /** A query's identity for its row count: every parameter but the page, its size and the format. */
-function countKey(route: MoneyRoute, params: Record<string, unknown>): string {
+function countKey(route: MoneyRoute, params: FlatParams): string {
   const { page: _page, limit: _limit, format: _format, ...rest } = params;
   return `${route.verb}?${JSON.stringify(rest)}`;
 }
@@ -77,19 +84,17 @@ function rememberCount(counts: Map<string, number>, key: string, total: number):
 }
 
 function flatHandler(route: MoneyRoute) {
-  return async (req: RouteRequest<FinanceCtx>): Promise<Reply> => {
+  return async (req: RouteRequest<FinanceCtx, FlatParams>): Promise<Reply> => {
     const { ctx } = req;
-    const params = { ...req.params };
-    params.limit ??= capOf(params);
-    const list = params.govid as GovidList | undefined;
-    const fips = params.state as string | undefined;
-    const typeNo = params.type === undefined ? -1 : GOV_TYPES.indexOf(params.type as (typeof GOV_TYPES)[number]);
+    const params = { ...req.params, limit: req.params.limit ?? capOf(req.params) };
+    const { govid: list, state: fips, type } = params;
+    const typeNo = type === undefined ? -1 : GOV_TYPES.indexOf(type);
     const match = (gid: number): boolean => {
       const g = ctx.catalog.governments[gid]!;
       return (fips === undefined || g.fips_state === fips) && (typeNo < 0 || g.type === typeNo);
     };
     const gids = list ? list.gids.filter(match) : cohortOf(ctx, fips, typeNo, match);
-    const plan = planOf(ctx, route, { gids, years: params.years as number[], params });
+    const plan = planOf(ctx, route, { gids, years: params.years, params });
 
     if (params.format === 'csv') {
       // CSV carries no provenance, so once a query's total is known its pages need only walk to their end.
@@ -99,7 +104,7 @@ function flatHandler(route: MoneyRoute) {
       if (known === undefined) rememberCount(ctx.counts, key, page.total);
       return {
         kind: 'stream',
-        contentType: CSV_CONTENT_TYPE,
+        format: 'csv',
         headers: { 'X-Total-Count': String(page.total), 'X-Page': String(params.page), 'X-Limit': String(params.limit) },
         next: page.next,
         done: page.release,
@@ -108,25 +113,23 @@ function flatHandler(route: MoneyRoute) {
     const res = await runMoney(ctx, plan, req.signal);
     const found = list ? list.found.filter((id) => match(ctx.catalog.govId.get(id)!)) : [];
     const silent = new Set(res.summary.govsWithoutRows.map((g) => ctx.catalog.governments[g]!.canonical_govid));
-    const cohort = list ? undefined : { ...(fips !== undefined ? { fips_state: fips } : {}), ...(typeNo >= 0 ? { type: typeNo } : {}) };
-    const env = answer(ctx, route, { ...req, params }, res, plan, {
+    const state = fips === undefined ? null : STATE_BY_FIPS.get(fips)?.code ?? fips;
+    const cohort = list ? undefined : { state, type: type ?? null, n_governments: gids.length };
+    return envelopeReply(answer(ctx, route, { url: req.url, params }, res, plan, {
       govids: found,
       govNames: [],
       perGovernment: false,
-      cohort,
+      cohort: list ? undefined : { ...(fips !== undefined ? { fips_state: fips } : {}), ...(typeNo >= 0 ? { type: typeNo } : {}) },
       govidsMissing: list ? [...list.unknown, ...found.filter((id) => silent.has(id))] : undefined,
-    });
-    if (cohort) {
-      const scope = env.provenance!.scope as Record<string, unknown>;
-      delete scope.govids_found;
-      scope.cohort = { state: fips === undefined ? null : STATE_BY_FIPS.get(fips)?.code ?? fips, type: params.type ?? null, n_governments: gids.length };
-      env.provenance!.target = { state: scope.cohort && (scope.cohort as Record<string, unknown>).state, type: params.type ?? null, n_governments: gids.length };
-    }
-    if (params.govid !== undefined) env.meta.govid = found;
-    if (fips !== undefined) env.meta.state = STATE_BY_FIPS.get(fips)?.code;
-    if (params.type !== undefined) env.meta.type = params.type;
-    if (params.format !== undefined) env.meta.format = params.format;
-    return envelopeReply(env);
+      scopeCohort: cohort,
+      target: cohort,
+      meta: {
+        ...(list !== undefined ? { govid: found } : {}),
+        ...(fips !== undefined ? { state: STATE_BY_FIPS.get(fips)?.code } : {}),
+        ...(type !== undefined ? { type } : {}),
+        ...(params.format !== undefined ? { format: params.format } : {}),
+      },
+    }));
   };
 }
 
@@ -135,19 +138,21 @@ const flatRevenue: MoneyRoute = { verb: 'revenue', flows: ['revenue'], subtypeFi
 
 const selection = { govid: govidListParam, state: stateParam, type: typeParam };
 const common = {
-  years: latestYearParam, adjust: adjustParam('nominal'), base_year: baseYearParam, per_capita: perCapitaParam(false),
-  basis: basisParam, complete: completeParam, format: formatParam, limit: flatLimitParam, page: pageParam,
+  years: latestYearParam, adjust: adjustParam('nominal'), base_year: defaulted(baseYearParam), per_capita: perCapitaParam(false),
+  basis: defaulted(basisParam), complete: completeParam, format: flatFormatParam, limit: flatLimitParam, page: pageParam,
 };
+// recipe and category exclude each other: the docs fill in category, so recipe carries no example.
+const recipeOf = (flow: 'expenditure' | 'revenue', path: string) => withExample(recipeParam([flow], path), undefined);
 
 export const flatRoutes: Route[] = [
-  {
-    id: 'spending', cacheable: true, path: `${V1}/spending`, tags: ['fleet'], produces: 'envelope',
+  route({
+    id: 'spending', cacheable: true, path: `${V1}/spending`, tags: ['fleet'], produces: 'envelope', formats: FLAT_FORMATS,
     summary: 'Spending of many governments', description: 'A flat slice over many governments, selected by govid list or by state and type; JSON pages or CSV (format=csv, up to 50,000 rows a request).',
     query: {
       ...selection, ...common,
       category: categoryParam({ flows: ['expenditure'], route: '/spending' }),
       subtype: subtypeParam('expenditure', '/spending'),
-      recipe: recipeParam(['expenditure'], '/spending'),
+      recipe: recipeOf('expenditure', '/spending'),
       expenditure_concept: expenditureConceptParam(false),
     },
     rejects: { revenue_concept: REJECT.revenue_concept, year: REJECT.year },
@@ -158,15 +163,15 @@ export const flatRoutes: Route[] = [
       { description: "A state's cities, police spending, as CSV", path: `${V1}/spending?state=CA&type=city&category=Police&format=csv` },
     ],
     handle: flatHandler(flatSpending),
-  },
-  {
-    id: 'revenue', cacheable: true, path: `${V1}/revenue`, tags: ['fleet'], produces: 'envelope',
+  }),
+  route({
+    id: 'revenue', cacheable: true, path: `${V1}/revenue`, tags: ['fleet'], produces: 'envelope', formats: FLAT_FORMATS,
     summary: 'Revenue of many governments', description: 'A flat slice over many governments, selected by govid list or by state and type; JSON pages or CSV (format=csv).',
     query: {
       ...selection, ...common,
       category: categoryParam({ flows: ['revenue'], route: '/revenue' }),
       subtype: subtypeParam('revenue', '/revenue'),
-      recipe: recipeParam(['revenue'], '/revenue'),
+      recipe: recipeOf('revenue', '/revenue'),
       revenue_concept: revenueConceptParam,
     },
     rejects: { expenditure_concept: REJECT.expenditure_concept, year: REJECT.year },
@@ -174,5 +179,5 @@ export const flatRoutes: Route[] = [
     rowFields: moneyFields('revenue_subtype'),
     examples: () => [{ description: "Texas counties' property tax", path: `${V1}/revenue?state=TX&type=county&category=Property%20Tax` }],
     handle: flatHandler(flatRevenue),
-  },
+  }),
 ];

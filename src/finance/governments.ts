@@ -29,13 +29,12 @@ export function governmentRow(ctx: FinanceCtx, gid: number): Record<string, unkn
   };
 }
 
-export function listGovernments(req: RouteRequest<FinanceCtx>): Reply {
+type GovType = (typeof GOV_TYPES)[number];
+
+export function listGovernments(req: RouteRequest<FinanceCtx, { q?: string; state?: string; type?: GovType; limit: number; page: number }>): Reply {
   const { ctx, params } = req;
-  const q = params.q as string | undefined;
-  const fips = params.state as string | undefined;
-  const type = params.type as (typeof GOV_TYPES)[number] | undefined;
+  const { q, state: fips, type, limit, page } = params;
   const typeNo = type === undefined ? -1 : GOV_TYPES.indexOf(type);
-  const limit = params.limit as number, page = params.page as number;
   const needle = q?.toLowerCase();
 
   const govs = ctx.catalog.governments;
@@ -70,9 +69,9 @@ export function listGovernments(req: RouteRequest<FinanceCtx>): Reply {
   })));
 }
 
-export async function getGovernment(req: RouteRequest<FinanceCtx>): Promise<Reply> {
+export async function getGovernment(req: RouteRequest<FinanceCtx, { govid: number }>): Promise<Reply> {
   const { ctx } = req;
-  const gid = req.params.govid as number;
+  const gid = req.params.govid;
   const g = ctx.catalog.governments[gid]!;
   const r = await ctx.pool.runSmall('governmentYears', { gid }, () => req.signal);
   const byYear = Array.from(r.years, (year, k) => ({

@@ -4,7 +4,7 @@
 
 import { threadId } from 'node:worker_threads';
 import { ok } from '../server/envelope.js';
-import { inFlight, openStreams } from '../server/http.js';
+import { inFlight, openStreams } from '../server/lifecycle.js';
 import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
 import type { FinanceCtx } from './context.js';
 import { ATTRIBUTION } from './docs.js';

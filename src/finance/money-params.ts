@@ -9,11 +9,10 @@ import type { ParamSpec } from '../server/route-spec.js';
 import type { Flow } from './catalog.js';
 import type { FinanceCtx } from './context.js';
 import { EXPENDITURE_CONCEPTS, FLOW_ID, REVENUE_CONCEPTS, SUBTYPES, type EngineCatalog } from './engine-catalog.js';
+import { ALL_CATEGORIES, type CategoryChoice, type RecipeChoice } from './money-choices.js';
 import { yearsParam } from './params.js';
 
 type P<T> = ParamSpec<FinanceCtx, T>;
-
-export const ALL_CATEGORIES = 'All Categories';
 
 /** Which routes serve each flow: named in wrong-flow errors. */
 export const FLOW_ROUTES: Record<Flow, string> = {
@@ -22,13 +21,6 @@ export const FLOW_ROUTES: Record<Flow, string> = {
   balance: '/governments/{govid}/balances',
 };
 const FLOW_WORD: Record<Flow, string> = { expenditure: 'an expenditure', revenue: 'a revenue', balance: 'a balance' };
-
-export interface CategoryChoice {
-  /** Category ids, or null for every category. */
-  ids: number[] | null;
-  all: boolean;
-  names: string[];
-}
 
 /**
  * category: one name or a comma list, matched case-insensitively and returned
@@ -117,16 +109,11 @@ export const basisParam: P<'raw' | 'harmonized'> = {
     const v = raw.toLowerCase();
     if (v !== 'harmonized' && v !== 'raw') throw apiError('E_BAD_VALUE', `${name} must be one of harmonized, raw; got '${clip(raw)}'.`);
     if (v === 'harmonized' && !ctx.catalog.rules.harmonized) {
-      throw apiError('E_BAD_VALUE', `basis=harmonized requires a corpus of schema_version 5 or later; this corpus has schema_version ${ctx.catalog.manifest.schemaVersion} (no harmonization tables). Use basis=raw, the default here.`);
+      throw apiError('E_NOT_IN_CORPUS', `basis=harmonized requires a corpus of schema_version 5 or later; this corpus has schema_version ${ctx.catalog.manifest.schemaVersion} (no harmonization tables). Use basis=raw, the default here.`);
     }
     return v;
   },
 };
-
-export interface RecipeChoice {
-  index: number;
-  id: string;
-}
 
 export function recipeParam(flows: Flow[], route: string): P<RecipeChoice> {
   return {
@@ -161,14 +148,14 @@ export function expenditureConceptParam(allowTotal: boolean): P<keyof typeof EXP
       raw.toLowerCase() === 'total'
         ? `${name}=total is available only on ${TOTAL_ONLY_HERE}: summed across governments it double-counts intergovernmental transfers. Use primary or direct here.`
         : `${name} must be one of ${listValues(values)}; got '${clip(raw)}'.`,
-  }) as P<keyof typeof EXPENDITURE_CONCEPTS>;
+  });
 }
 
 export const revenueConceptParam = enumParam<keyof typeof REVENUE_CONCEPTS>({
   description: 'general = own_source + federal + state + local_aid (the default); total = general + utility + liquor_store + insurance_trust.',
   values: ['general', 'total'],
   default: 'general',
-}) as P<keyof typeof REVENUE_CONCEPTS>;
+});
 
 export const adjustParam = (dflt: 'nominal' | 'real') =>
   enumParam({ description: 'real adds inflation-adjusted amounts (bundled CPI: FRED CPIAUCSL annual mean) in base_year dollars.', values: ['nominal', 'real'] as const, default: dflt });
@@ -211,40 +198,50 @@ export const REJECT = {
   year: "year (singular) is accepted only on /governments/{govid}/peers; use years (e.g. years=2019 or years=2011-2020).",
 } as const;
 
-export type Rule = (p: Record<string, unknown>, ctx: FinanceCtx) => ApiError | undefined;
+/** The parameters the cross-parameter rules read, as the routes that use them parse them. */
+export interface RuleParams {
+  recipe?: RecipeChoice | undefined;
+  category?: CategoryChoice | undefined;
+  subtype?: string | undefined;
+  complete?: boolean | undefined;
+  expenditure_concept?: keyof typeof EXPENDITURE_CONCEPTS | undefined;
+  revenue_concept?: keyof typeof REVENUE_CONCEPTS | undefined;
+}
+
+export type Rule = (p: RuleParams, ctx: FinanceCtx) => ApiError | undefined;
 
 const conflict = (message: string): ApiError => apiError('E_CONFLICT', message);
 
 /** The spec's cross-parameter rules, each a small named check. */
 export const RULES = {
-  recipeVsCategory: ((p) => (p.recipe && p.category ? conflict('recipe and category are mutually exclusive: a recipe defines its own component codes.') : undefined)) as Rule,
-  recipeVsSubtype: ((p) => (p.recipe && p.subtype ? conflict('recipe and subtype are mutually exclusive: recipe rows carry subtype recipe.') : undefined)) as Rule,
-  recipeVsComplete: ((p) => (p.recipe && p.complete === true ? conflict('recipe and complete=true are mutually exclusive: a recipe has no category grid to fill.') : undefined)) as Rule,
-  recipeVsTotal: ((p) => (p.recipe && p.expenditure_concept === 'total' ? conflict('recipe and expenditure_concept=total are mutually exclusive; a recipe pairs with primary or direct.') : undefined)) as Rule,
+  recipeVsCategory: ((p) => (p.recipe && p.category ? conflict('recipe and category are mutually exclusive: a recipe defines its own component codes.') : undefined)),
+  recipeVsSubtype: ((p) => (p.recipe && p.subtype ? conflict('recipe and subtype are mutually exclusive: recipe rows carry subtype recipe.') : undefined)),
+  recipeVsComplete: ((p) => (p.recipe && p.complete === true ? conflict('recipe and complete=true are mutually exclusive: a recipe has no category grid to fill.') : undefined)),
+  recipeVsTotal: ((p) => (p.recipe && p.expenditure_concept === 'total' ? conflict('recipe and expenditure_concept=total are mutually exclusive; a recipe pairs with primary or direct.') : undefined)),
   completeVsTotal: ((p) => (p.complete === true && p.expenditure_concept === 'total'
     ? conflict('complete=true is not available with expenditure_concept=total: the intergovernmental leg keeps aggregate rows, which the code-set grid does not describe. Use direct with complete=true.')
-    : undefined)) as Rule,
-  completeVsAll: ((p) => (p.complete === true && (p.category as CategoryChoice | undefined)?.all
+    : undefined)),
+  completeVsAll: ((p) => (p.complete === true && p.category?.all
     ? conflict(`complete=true needs a category grid, which '${ALL_CATEGORIES}' collapses. Name categories, or omit category.`)
-    : undefined)) as Rule,
+    : undefined)),
   completeNeedsRepresentation: ((p, ctx) => (p.complete === true && !ctx.engine.hasRepresentation
-    ? apiError('E_BAD_VALUE', `complete=true needs the corpus's representation and code_set tables, which this corpus (schema_version ${ctx.catalog.manifest.schemaVersion}) does not publish.`)
-    : undefined)) as Rule,
+    ? apiError('E_NOT_IN_CORPUS', `complete=true needs the corpus's representation and code_set tables, which this corpus (schema_version ${ctx.catalog.manifest.schemaVersion}) does not publish.`)
+    : undefined)),
   subtypeInExpenditureConcept: ((p) => {
-    const s = p.subtype as string | undefined, concept = (p.expenditure_concept as keyof typeof EXPENDITURE_CONCEPTS | undefined) ?? 'primary';
+    const s = p.subtype, concept = p.expenditure_concept ?? 'primary';
     if (s === undefined || (EXPENDITURE_CONCEPTS[concept] as readonly string[]).includes(s)) return undefined;
     const where = (Object.keys(EXPENDITURE_CONCEPTS) as (keyof typeof EXPENDITURE_CONCEPTS)[]).filter((k) => (EXPENDITURE_CONCEPTS[k] as readonly string[]).includes(s));
     return apiError('E_BAD_VALUE', `subtype=${s} appears only under expenditure_concept ${where.join(' or ')}${s === 'intergovernmental' ? ` (total is available only on ${TOTAL_ONLY_HERE})` : ''}; this query uses ${concept}.`);
-  }) as Rule,
+  }),
   subtypeInRevenueConcept: ((p) => {
-    const s = p.subtype as string | undefined, concept = (p.revenue_concept as keyof typeof REVENUE_CONCEPTS | undefined) ?? 'general';
+    const s = p.subtype, concept = p.revenue_concept ?? 'general';
     if (s === undefined || (REVENUE_CONCEPTS[concept] as readonly string[]).includes(s)) return undefined;
     return apiError('E_BAD_VALUE', `subtype=${s} appears only under revenue_concept=total; this query uses ${concept}.`);
-  }) as Rule,
+  }),
   balancePair: ((p, ctx) => {
-    const s = p.subtype as string | undefined, c = p.category as CategoryChoice | undefined;
+    const s = p.subtype, c = p.category;
     if (s === undefined || !c?.ids) return undefined;
     const subOf = ctx.catalog.categories.filter((r) => r.category_type === 'balance' && c.names.includes(r.category)).map((r) => r.subtype);
     return subOf.includes(s) ? undefined : apiError('E_BAD_VALUE', `subtype=${s} is not a subtype of ${c.names.join(', ')}; that category holds ${listValues(subOf)}.`);
-  }) as Rule,
-};
+  }),
+} satisfies Record<string, Rule>;

@@ -3,7 +3,6 @@
 
 import type { Catalog, Flow } from './catalog.js';
 import type { FinanceCtx } from './context.js';
-import type { EngineCatalog } from './engine-catalog.js';
 import { manifestBlock } from './provenance.js';
 import type { MoneySummary } from './plan.js';
 

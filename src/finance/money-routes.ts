@@ -1,7 +1,9 @@
 // The per-government money routes, declared. Each lists the keys it takes,
 // the keys it refuses with a reason, and the spec's cross-parameter rules.
 
-import type { RouteSpec, FieldDoc } from '../server/route-spec.js';
+import { defineRoute, type RouteSpec, type FieldDoc } from '../server/route-spec.js';
+import { defaulted, withExample } from '../server/params.js';
+import type { Flow } from './catalog.js';
 import type { FinanceCtx } from './context.js';
 import { governmentMoney } from './money.js';
 import type { MoneyRoute } from './money-table.js';
@@ -13,6 +15,7 @@ import { govidPath, pageParam } from './params.js';
 import { exampleGov } from './examples.js';
 
 type Route = RouteSpec<FinanceCtx>;
+const route = defineRoute<FinanceCtx>();
 const V1 = '/api/v1';
 
 /** Row fields of a money route; a condition that is the route's default is dropped from `when`. */
@@ -49,12 +52,15 @@ const balances: MoneyRoute = { verb: 'balances', flows: ['balance'], subtypeFiel
 const profile: MoneyRoute = { verb: 'profile', flows: ['expenditure', 'revenue'], subtypeField: 'subtype', withFlow: true };
 
 const common = (dAdjust: 'nominal' | 'real', dPerCapita: boolean) => ({
-  years: perGovYearsParam, adjust: adjustParam(dAdjust), base_year: baseYearParam, per_capita: perCapitaParam(dPerCapita),
+  years: perGovYearsParam, adjust: adjustParam(dAdjust), base_year: defaulted(baseYearParam), per_capita: perCapitaParam(dPerCapita),
   limit: moneyLimitParam, page: pageParam,
 });
+const basis = defaulted(basisParam);
+// recipe and category exclude each other: the docs fill in category, so recipe carries no example.
+const recipeOf = (flows: Flow[], path: string) => withExample(recipeParam(flows, path), undefined);
 
 export const moneyRoutes: Route[] = [
-  {
+  route({
     id: 'government_spending', cacheable: true, path: `${V1}/governments/${GOV}/spending`, tags: ['money'], produces: 'envelope',
     summary: "One government's spending", description: 'Single-flow spending time series. The only route where expenditure_concept=total (Direct + intergovernmental payments) is available.',
     pathParams: { govid: govidPath },
@@ -62,7 +68,7 @@ export const moneyRoutes: Route[] = [
       ...common('nominal', false),
       category: categoryParam({ flows: ['expenditure'], route: '/governments/{govid}/spending' }),
       subtype: subtypeParam('expenditure', '/governments/{govid}/spending'),
-      basis: basisParam, recipe: recipeParam(['expenditure'], '/governments/{govid}/spending'),
+      basis, recipe: recipeOf(['expenditure'], '/governments/{govid}/spending'),
       expenditure_concept: expenditureConceptParam(true), complete: completeParam,
     },
     rejects: { revenue_concept: REJECT.revenue_concept, year: REJECT.year },
@@ -73,8 +79,8 @@ export const moneyRoutes: Route[] = [
       { description: 'Total spending (Direct + intergovernmental), all categories summed, the largest county', path: `${V1}/governments/${exampleGov(ctx, 1)}/spending?expenditure_concept=total&category=All%20Categories&years=${ctx.catalog.maxYear}` },
     ],
     handle: governmentMoney(spending),
-  },
-  {
+  }),
+  route({
     id: 'government_revenue', cacheable: true, path: `${V1}/governments/${GOV}/revenue`, tags: ['money'], produces: 'envelope',
     summary: "One government's revenue", description: 'Single-flow revenue series; revenue_concept general (default) or total.',
     pathParams: { govid: govidPath },
@@ -82,7 +88,7 @@ export const moneyRoutes: Route[] = [
       ...common('nominal', false),
       category: categoryParam({ flows: ['revenue'], route: '/governments/{govid}/revenue' }),
       subtype: subtypeParam('revenue', '/governments/{govid}/revenue'),
-      basis: basisParam, recipe: recipeParam(['revenue'], '/governments/{govid}/revenue'),
+      basis, recipe: recipeOf(['revenue'], '/governments/{govid}/revenue'),
       revenue_concept: revenueConceptParam, complete: completeParam,
     },
     rejects: { expenditure_concept: REJECT.expenditure_concept, year: REJECT.year },
@@ -93,8 +99,8 @@ export const moneyRoutes: Route[] = [
       { description: 'State aid to the largest township as one series across item-code vintages', path: `${V1}/governments/${exampleGov(ctx, 3)}/revenue?recipe=ig_state_total_wide` },
     ],
     handle: governmentMoney(revenue),
-  },
-  {
+  }),
+  route({
     id: 'government_balances', cacheable: true, path: `${V1}/governments/${GOV}/balances`, tags: ['money'], produces: 'envelope',
     summary: "One government's cash and security holdings", description: 'Gross holdings at a point in time (stocks, not flows; not GAAP fund balance).',
     pathParams: { govid: govidPath },
@@ -102,22 +108,22 @@ export const moneyRoutes: Route[] = [
       ...common('nominal', false),
       category: categoryParam({ flows: ['balance'], route: '/governments/{govid}/balances', allowAll: false }),
       subtype: subtypeParam('balance', '/governments/{govid}/balances'),
-      basis: basisParam, recipe: recipeParam(['balance'], '/governments/{govid}/balances'),
+      basis, recipe: recipeOf(['balance'], '/governments/{govid}/balances'),
     },
     rejects: { expenditure_concept: REJECT.expenditure_concept, revenue_concept: REJECT.revenue_concept, complete: REJECT.complete, year: REJECT.year },
     rules: [RULES.recipeVsCategory, RULES.recipeVsSubtype, RULES.balancePair],
     rowFields: moneyFields('balance_subtype', [], false),
     examples: (ctx) => [{ description: 'Holdings of the largest state', path: `${V1}/governments/${exampleGov(ctx, 0)}/balances` }],
     handle: governmentMoney(balances),
-  },
-  {
+  }),
+  route({
     id: 'government_profile', cacheable: true, path: `${V1}/governments/${GOV}/profile`, tags: ['money'], produces: 'envelope',
     summary: "One government's spending and revenue in one table", description: 'Spending and revenue history with subtype and flow; real dollars per resident by default.',
     pathParams: { govid: govidPath },
     query: {
       ...common('real', true),
       category: categoryParam({ flows: ['expenditure', 'revenue', 'balance'], route: '/governments/{govid}/profile' }),
-      basis: basisParam, recipe: recipeParam(['expenditure', 'revenue', 'balance'], '/governments/{govid}/profile'),
+      basis, recipe: recipeOf(['expenditure', 'revenue', 'balance'], '/governments/{govid}/profile'),
       expenditure_concept: expenditureConceptParam(false), revenue_concept: revenueConceptParam,
     },
     rejects: { complete: REJECT.complete, year: REJECT.year },
@@ -125,5 +131,5 @@ export const moneyRoutes: Route[] = [
     rowFields: moneyFields('subtype', [{ name: 'flow', type: 'string', description: 'expenditure, revenue or recipe.' }], false, { real: true, perCapita: true }),
     examples: (ctx) => [{ description: 'The largest county: spending and revenue per resident, real dollars', path: `${V1}/governments/${exampleGov(ctx, 1)}/profile` }],
     handle: governmentMoney(profile),
-  },
+  }),
 ];

@@ -6,7 +6,7 @@
 
 import type { Flow, Recipe } from './catalog.js';
 import type { FinanceCtx } from './context.js';
-import { ALL_CATEGORIES } from './money-params.js';
+import { ALL_CATEGORIES } from './money-choices.js';
 import { lit, metadataTable } from './sql.js';
 
 export interface SqlQuery {

@@ -3,37 +3,57 @@
 // between /spending, /revenue, /balances and /profile is the MoneyRoute
 // record each passes in, not code paths here.
 
-import { JsonRows, ok } from '../server/envelope.js';
-import { moneyTable, type MoneyRoute } from './money-table.js';
-import { jsonRowsSize, writeJsonRows } from '../server/csv.js';
+import { JsonRows, ok, type Envelope } from '../server/envelope.js';
+import { moneyTable, tableOptions, type MoneyRoute } from './money-table.js';
+import { jsonRowsSize, writeJsonRows } from '../bytes/json-rows.js';
+import type { ColumnTable } from '../bytes/column-table.js';
 import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
-import type { Flow } from './catalog.js';
 import type { FinanceCtx } from './context.js';
 import { EXPENDITURE_CONCEPTS, FLOW_ID, REVENUE_CONCEPTS, SUBTYPES, type ExpenditureConcept, type RevenueConcept } from './engine-catalog.js';
-import type { CategoryChoice, RecipeChoice } from './money-params.js';
-import { moneyProvenance, subtypeColumn, truncatedFamilies } from './money-provenance.js';
+import type { CategoryChoice, RecipeChoice } from './money-choices.js';
+import { moneyProvenance, truncatedFamilies } from './money-provenance.js';
 import { moneySql } from './money-sql.js';
 import { moneyJob } from './run-money.js';
 import { planDefaults, type MoneyPlan, type MoneyResult } from './plan.js';
 
+/** The validated parameters the money routes share (a route declares a subset: the others are absent). */
+export type MoneyParams = {
+  years: number[];
+  adjust: 'nominal' | 'real';
+  base_year: number;
+  per_capita: boolean;
+  basis: 'raw' | 'harmonized';
+  limit: number;
+  page: number;
+  category?: CategoryChoice;
+  subtype?: string;
+  recipe?: RecipeChoice;
+  expenditure_concept?: ExpenditureConcept;
+  revenue_concept?: RevenueConcept;
+  complete?: boolean;
+};
+
+/** The routes that take no basis (/rollups, /peer-comparison) use the corpus's default one. */
+export const corpusBasis = (ctx: FinanceCtx): 'harmonized' | 'raw' => (ctx.catalog.rules.harmonized ? 'harmonized' : 'raw');
+
+/** What a plan reads of the parameters (the rest shape the answer, not the job). */
+export type PlanParams = Pick<MoneyParams, 'basis' | 'limit' | 'page' | 'category' | 'subtype' | 'recipe' | 'expenditure_concept' | 'revenue_concept' | 'complete'>;
+
 export interface MoneyQuery {
   gids: number[];
   years: number[];
-  params: Record<string, unknown>;
+  params: PlanParams;
 }
 
 export function planOf(ctx: FinanceCtx, route: MoneyRoute, q: MoneyQuery): MoneyPlan {
   const p = q.params;
   const e = ctx.engine;
-  const recipe = p.recipe as RecipeChoice | undefined;
-  const category = p.category as CategoryChoice | undefined;
-  const concept = (p.expenditure_concept as ExpenditureConcept | undefined) ?? 'primary';
-  const revConcept = (p.revenue_concept as RevenueConcept | undefined) ?? 'general';
+  const { recipe, category, basis, limit } = p;
+  const concept = p.expenditure_concept ?? 'primary';
+  const revConcept = p.revenue_concept ?? 'general';
   const ids = (names: readonly string[]): number[] => names.map((n) => e.subtypes.indexOf(n));
   // Indexed by flow id (expenditure 1, revenue 2, balance 3): an array, as an object with number keys crosses threads slowly.
   const scope: number[][] = [[], ids(EXPENDITURE_CONCEPTS[concept]), ids(REVENUE_CONCEPTS[revConcept]), ids(SUBTYPES.balance)];
-  const basis = p.basis as 'raw' | 'harmonized';
-  const limit = p.limit as number;
   return {
     govs: q.gids,
     years: q.years,
@@ -44,10 +64,10 @@ export function planOf(ctx: FinanceCtx, route: MoneyRoute, q: MoneyQuery): Money
     categories: category?.ids ?? null,
     allCategories: category?.all === true,
     recipe: recipe?.index ?? null,
-    subtype: p.subtype === undefined ? null : e.subtypes.indexOf(p.subtype as string),
+    subtype: p.subtype === undefined ? null : e.subtypes.indexOf(p.subtype),
     complete: p.complete === true,
     suggest: recipe === undefined && basis === 'harmonized' && category !== undefined && !category.all,
-    offset: (p.page as number) * limit,
+    offset: p.page * limit,
     limit,
     ...planDefaults,
   };
@@ -55,11 +75,10 @@ export function planOf(ctx: FinanceCtx, route: MoneyRoute, q: MoneyQuery): Money
 
 /** One government's money route: /governments/{govid}/spending, /revenue, /balances, /profile. */
 export function governmentMoney(route: MoneyRoute) {
-  return async (req: RouteRequest<FinanceCtx>): Promise<Reply> => {
+  return async (req: RouteRequest<FinanceCtx, MoneyParams & { govid: number }>): Promise<Reply> => {
     const { ctx, params } = req;
-    const gid = params.govid as number;
-    const years = params.years as number[];
-    const plan = planOf(ctx, route, { gids: [gid], years, params });
+    const gid = params.govid;
+    const plan = planOf(ctx, route, { gids: [gid], years: params.years, params });
     // The signal as a thunk: a job run on a front thread never makes it (see Pool.runSmall).
     const res = await moneyJob(ctx, plan, () => req.signal, true);
     const gov = ctx.catalog.governments[gid]!;
@@ -67,14 +86,38 @@ export function governmentMoney(route: MoneyRoute) {
   };
 }
 
+/**
+ * What a route adds to the money answer, so answer() builds its envelope
+ * once, complete. Key order is part of the answer (clients and the golden
+ * answers see it): the route's meta keys come after meta.version, its
+ * provenance keys after sql_query, and a replaced target keeps its place.
+ */
+export interface AnswerShape {
+  govids: string[];
+  govNames: string[];
+  perGovernment: boolean;
+  govidsMissing?: string[];
+  /** A state/type cohort instead of a govid list: the SQL selects it, and scope lists no govids_found. */
+  cohort?: { fips_state?: string; type?: number };
+  extraColumns?: { name: string; get: (i: number) => unknown }[];
+  /** The page's rows, when the route assembles its own (else the result's rows as JSON). */
+  rows?: unknown[];
+  /** provenance.target, in place of the money target (the governments and their names). */
+  target?: Record<string, unknown>;
+  /** scope.cohort, after the scope's own keys. */
+  scopeCohort?: Record<string, unknown>;
+  /** The route's provenance keys, after sql_query. */
+  provenance?: Record<string, unknown>;
+  /** The route's meta keys, after version. */
+  meta?: Record<string, unknown>;
+}
+
 export function answer(
-  ctx: FinanceCtx, route: MoneyRoute, req: RouteRequest<FinanceCtx>, res: MoneyResult, plan: MoneyPlan,
-  o: { govids: string[]; govNames: string[]; perGovernment: boolean; govidsMissing?: string[]; cohort?: { fips_state?: string; type?: number }; extraColumns?: { name: string; get: (i: number) => unknown }[] },
-) {
+  ctx: FinanceCtx, route: MoneyRoute, req: { url: string; params: MoneyParams }, res: MoneyResult, plan: MoneyPlan, o: AnswerShape,
+): Envelope {
   const { params } = req;
-  const recipe = params.recipe as RecipeChoice | undefined;
-  const category = params.category as CategoryChoice | undefined;
-  const basisUsed = recipe ? 'recipe' : (params.basis as 'raw' | 'harmonized');
+  const { recipe, category } = params;
+  const basisUsed = recipe ? 'recipe' : params.basis;
   const schemaNote = !ctx.catalog.rules.harmonized && params.basis === 'raw'
     ? `basis resolved to raw: corpus schema_version ${ctx.catalog.manifest.schemaVersion} < 5 has no harmonization tables.`
     : null;
@@ -91,8 +134,8 @@ export function answer(
       years,
     };
   });
-  const expConcept = route.flows.includes('expenditure') ? ((params.expenditure_concept as string | undefined) ?? 'primary') : null;
-  const revConcept = route.flows.includes('revenue') ? ((params.revenue_concept as string | undefined) ?? 'general') : null;
+  const expConcept = route.flows.includes('expenditure') ? (params.expenditure_concept ?? 'primary') : null;
+  const revConcept = route.flows.includes('revenue') ? (params.revenue_concept ?? 'general') : null;
   const sql = moneySql(ctx, {
     govids: o.cohort ? null : o.govids,
     cohort: o.cohort,
@@ -100,8 +143,8 @@ export function answer(
     flows: route.flows,
     harmonized: plan.harmonized,
     scope: {
-      expenditure: EXPENDITURE_CONCEPTS[(expConcept ?? 'primary') as ExpenditureConcept],
-      revenue: REVENUE_CONCEPTS[(revConcept ?? 'general') as RevenueConcept],
+      expenditure: EXPENDITURE_CONCEPTS[expConcept ?? 'primary'],
+      revenue: REVENUE_CONCEPTS[revConcept ?? 'general'],
       balance: SUBTYPES.balance,
     },
     igLeg: plan.igLeg,
@@ -115,12 +158,12 @@ export function answer(
     category: recipe ? ctx.catalog.recipes[recipe.index]!.label : category ? (category.names.length === 1 ? category.names[0]! : category.names) : null,
     basis: basisUsed, basisNote, flows: route.flows,
     expenditureConcept: expConcept, revenueConcept: revConcept, igLeg: plan.igLeg, allCategories: plan.allCategories,
-    recipeIndex: recipe?.index ?? null, perCapita: params.per_capita === true, adjust: params.adjust as 'nominal' | 'real',
-    baseYear: params.base_year as number, complete: plan.complete, sql, perGovernment: o.perGovernment, govidsMissing: o.govidsMissing,
+    recipeIndex: recipe?.index ?? null, perCapita: params.per_capita, adjust: params.adjust,
+    baseYear: params.base_year, complete: plan.complete, sql, perGovernment: o.perGovernment, govidsMissing: o.govidsMissing,
   }, res.summary, suggestions);
 
   const meta: Record<string, unknown> = {
-    total: res.total, limit: plan.limit, page: params.page, basis: basisUsed,
+    total: res.total, limit: params.limit, page: params.page, basis: basisUsed,
     adjust: params.adjust, per_capita: params.per_capita,
   };
   if (params.adjust === 'real') meta.base_year = params.base_year;
@@ -135,8 +178,25 @@ export function answer(
     meta.not_gaap = true;
     meta.coverage_truncated = truncatedFamilies(ctx, res.summary, plan.years);
   }
-  const table = moneyTable(ctx, route, params, res, o.extraColumns);
-  return ok(new JsonRows((w) => writeJsonRows(table, w), table.n, jsonRowsSize(table)), meta, provenance, suggestions.map(({ years: _years, ...s }) => s));
+  const data = o.rows ?? jsonRowsOf(moneyTable(ctx, route, tableOptions(params), res, o.extraColumns));
+  // ok() keeps version where it stands in the meta it is given: after the money keys, before the route's.
+  return ok(data, o.meta ? { ...meta, version: 'v1', ...o.meta } : meta, shapedProvenance(provenance, o), suggestions.map(({ years: _years, ...s }) => s));
 }
 
-export const subtypeFieldOf = (flow: Flow): string => subtypeColumn(flow);
+const jsonRowsOf = (table: ColumnTable): JsonRows => new JsonRows((w) => writeJsonRows(table, w), table.n, jsonRowsSize(table));
+
+/** The money provenance with the route's target, cohort and keys: existing keys keep their place, new ones follow. */
+function shapedProvenance(p: Record<string, unknown>, o: AnswerShape): Record<string, unknown> {
+  if (!o.cohort && !o.target && !o.provenance) return p;
+  const scope = isRecord(p.scope) ? p.scope : {};
+  const { govids_found: _found, ...cohortScope } = scope;
+  return {
+    ...p,
+    ...(o.target ? { target: o.target } : {}),
+    scope: o.cohort ? { ...cohortScope, ...(o.scopeCohort ? { cohort: o.scopeCohort } : {}) } : scope,
+    ...o.provenance,
+  };
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+

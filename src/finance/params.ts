@@ -3,7 +3,7 @@
 
 import { apiError, listValues } from '../server/errors.js';
 import { clip, enumParam, intParam, textParam } from '../server/params.js';
-import type { ParamSpec } from '../server/route-spec.js';
+import type { Given, ParamSpec } from '../server/route-spec.js';
 import { GOV_TYPES, type Catalog } from './catalog.js';
 import { parseYears } from './years.js';
 
@@ -18,8 +18,14 @@ const GOVID = /^\d{12}$/;
 export const JSON_LIMIT_CAP = 1000;
 export const DEFAULT_LIMIT = 100;
 
-export function yearsParam(o: { description: string; defaultText: string; default?: (ctx: FinanceCtxBase) => number[] }): P<number[]> {
-  return {
+type YearsDefault = (ctx: FinanceCtxBase, given: Given) => number[];
+interface YearsOptions { description: string; defaultText: string; default?: YearsDefault }
+
+/** years: typed as always present when the route gives it a default. */
+export function yearsParam(o: YearsOptions & { default: YearsDefault }): P<number[]> & { default: YearsDefault };
+export function yearsParam(o: YearsOptions & { default?: undefined }): P<number[]>;
+export function yearsParam(o: YearsOptions): P<number[]> {
+  const spec: P<number[]> = {
     description: o.description,
     schema: { type: 'string', pattern: '^\\d{4}(-\\d{4})?(,\\d{4}(-\\d{4})?)*$' },
     allowed: 'a year (2019), a list (2019,2020), an inclusive range (2000-2010), or a mix (2000-2010,2022)',
@@ -28,6 +34,7 @@ export function yearsParam(o: { description: string; defaultText: string; defaul
     example: '2019,2020',
     parse: (raw, _name, ctx) => parseYears(raw, ctx.catalog),
   };
+  return spec;
 }
 
 /** A path govid: the registry id (gid) of a canonical government. */

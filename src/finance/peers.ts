@@ -9,27 +9,28 @@
 
 import { apiError } from '../server/errors.js';
 import { ok } from '../server/envelope.js';
-import { intParam } from '../server/params.js';
-import { rowObjects, type ColumnTable } from '../server/csv.js';
-import { envelopeReply, type Reply, type RouteRequest, type RouteSpec } from '../server/route-spec.js';
+import { defaulted, intParam, required, withExample } from '../server/params.js';
+import { rowObjects, type ColumnTable } from '../bytes/column-table.js';
+import { defineRoute, envelopeReply, type ParamSpec, type Reply, type RouteRequest, type RouteSpec } from '../server/route-spec.js';
 import { STATE_BY_FIPS } from '../geo/states.js';
 import type { FinanceCtx } from './context.js';
-import { censusWindowText, coverageMeta, coverageParam, coverageRows, coverageYearsParam, isCensusYear, resolveCoverageYears } from './coverage.js';
+import { censusWindowText, censusYearsRule, coverageMeta, coverageParam, coverageRows, coverageYearsParam, isCensusYear, type Coverage } from './coverage.js';
 import { exampleGov } from './examples.js';
-import { answer, planOf } from './money.js';
-import { moneyTable, type MoneyRoute } from './money-table.js';
-import { REJECT, adjustParam, baseYearParam, categoryParam, expenditureConceptParam, moneyLimitParam, type CategoryChoice } from './money-params.js';
+import { answer, corpusBasis, planOf, type MoneyParams } from './money.js';
+import { moneyTable, tableOptions, type MoneyRoute } from './money-table.js';
+import { REJECT, adjustParam, baseYearParam, categoryParam, expenditureConceptParam, moneyLimitParam } from './money-params.js';
+import type { CategoryChoice } from './money-choices.js';
 import { moneyFields } from './money-routes.js';
 import { moneyJob } from './run-money.js';
 import { govidPath, pageParam } from './params.js';
 import { manifestBlock } from './provenance.js';
 import { lit } from './sql.js';
 import { parseYears } from './years.js';
-import type { ParamSpec } from '../server/route-spec.js';
 
 export const POP_RANGE = [0.7, 1.3] as const;
 export const PEERS_DEFAULT = 10;
 export const PEERS_MAX = 50;
+const route = defineRoute<FinanceCtx>();
 
 const yearParam: ParamSpec<FinanceCtx, number> = {
   description: 'The cohort year (singular; only on this route): peers are matched on population in this year.',
@@ -87,11 +88,12 @@ function peersSql(ctx: FinanceCtx, gid: number, c: Cohort, n: number): string {
   );
 }
 
-async function peersHandler(req: RouteRequest<FinanceCtx>): Promise<Reply> {
+type PeersParams = { govid: number; year?: number; n: number; coverage: Coverage };
+
+async function peersHandler(req: RouteRequest<FinanceCtx, PeersParams>): Promise<Reply> {
   const { ctx, params } = req;
-  const gid = params.govid as number;
-  const n = params.n as number;
-  const c = await cohortOf(ctx, gid, params.year as number | undefined, params.coverage as string, n, req.signal);
+  const { govid: gid, n } = params;
+  const c = await cohortOf(ctx, gid, params.year, params.coverage, n, req.signal);
   const g = ctx.catalog.governments[gid]!;
   const rows = c.gids.map((p, k) => {
     const peer = ctx.catalog.governments[p]!;
@@ -122,13 +124,13 @@ const NON_ADDITIVE = 'Peer percentile of per-capita dollars in this (year, subty
 const SUMMARY = [['summary_p25', 'Peer P25', 'p25'], ['summary_p50', 'Peer median', 'p50'], ['summary_p75', 'Peer P75', 'p75']] as const;
 const comparisonRoute: MoneyRoute = { verb: 'peer_comparison', flows: ['expenditure'], subtypeField: 'spend_subtype', withFlow: false };
 
-async function comparisonHandler(req: RouteRequest<FinanceCtx>): Promise<Reply> {
+type ComparisonParams = Omit<MoneyParams, 'basis' | 'per_capita'> & { govid: number; category: CategoryChoice; coverage: Coverage };
+
+async function comparisonHandler(req: RouteRequest<FinanceCtx, ComparisonParams>): Promise<Reply> {
   const { ctx } = req;
-  const params: Record<string, unknown> = { ...req.params, per_capita: true, basis: ctx.catalog.rules.harmonized ? 'harmonized' : 'raw' };
-  const gid = params.govid as number;
+  const params = { ...req.params, per_capita: true, basis: corpusBasis(ctx) };
+  const { govid: gid, years, limit, page } = params;
   const c = await cohortOf(ctx, gid, undefined, params.coverage === 'census' ? 'census' : 'all', PEERS_DEFAULT, req.signal);
-  const years = params.years as number[];
-  const limit = params.limit as number, page = params.page as number;
   const plan = {
     ...planOf(ctx, comparisonRoute, { gids: [gid, ...c.gids], years, params }),
     offset: 0, limit: Number.MAX_SAFE_INTEGER,
@@ -136,8 +138,7 @@ async function comparisonHandler(req: RouteRequest<FinanceCtx>): Promise<Reply> 
   };
   const res = await moneyJob(ctx, plan, req.signal);
 
-  const real = params.adjust === 'real';
-  const baseCpi = ctx.catalog.cpi.index.get(params.base_year as number)!;
+  const baseCpi = ctx.catalog.cpi.index.get(params.base_year)!;
   const r = res.rows;
   const cells = res.summary.peerCells;
   const nRows = r.n, nAll = nRows + cells.length * 3;
@@ -145,7 +146,7 @@ async function comparisonHandler(req: RouteRequest<FinanceCtx>): Promise<Reply> 
   const q = (i: number) => SUMMARY[(i - nRows) % 3]!;
   const rank = new Map(cells.map((cell) => [`${cell.year}:${cell.sub}:${cell.cat}`, cell]));
   const rowCell = (i: number) => rank.get(`${r.year[i]}:${r.sub[i]}:${r.cat[i]}`);
-  const base = moneyTable(ctx, comparisonRoute, params, res, [{ name: 'role', get: (i) => (r.gov[i] === gid ? 'target' : 'peer') }]);
+  const base = moneyTable(ctx, comparisonRoute, tableOptions(params), res, [{ name: 'role', get: (i) => (r.gov[i] === gid ? 'target' : 'peer') }]);
   const summaryValue = (name: string, i: number): unknown => {
     const cell = cellOf(i), [role, label, key] = q(i);
     const v = cell[key];
@@ -174,34 +175,36 @@ async function comparisonHandler(req: RouteRequest<FinanceCtx>): Promise<Reply> 
     ],
     n: nAll,
   };
-  const pageRows = rowObjects(table, page * limit, (page + 1) * limit);
 
+  const target = ctx.catalog.governments[gid]!;
   const peerIds = c.gids.map((p) => ctx.catalog.governments[p]!.canonical_govid);
   const coverage = coverageRows(plan.years, res.summary.reporting, () => c.gids.length);
-  const env = answer(ctx, comparisonRoute, { ...req, params }, { ...res, total: nAll }, plan, {
-    govids: [ctx.catalog.governments[gid]!.canonical_govid, ...peerIds], govNames: [], perGovernment: false,
-  });
-  env.data = pageRows;
-  Object.assign(env.meta, { total: nAll, limit, page, coverage: params.coverage, cohort_year: c.year, ...coverageMeta(coverage) });
-  const prov = env.provenance!;
-  prov.target = { canonical_govid: ctx.catalog.governments[gid]!.canonical_govid, gov_name: ctx.catalog.governments[gid]!.gov_name, population: c.targetPopulation };
-  prov.peers = { cohort_year: c.year, pop_range: POP_RANGE, peer_count: c.gids.length, cohort_govids: peerIds, excluded_inconsistent: res.summary.inconsistentGovs.map((p) => ctx.catalog.governments[p]!.canonical_govid) };
-  prov.coverage_mode = params.coverage;
-  prov.coverage = coverage;
-  return envelopeReply(env);
+  return envelopeReply(answer(ctx, comparisonRoute, { url: req.url, params }, { ...res, total: nAll }, plan, {
+    govids: [target.canonical_govid, ...peerIds], govNames: [], perGovernment: false,
+    rows: rowObjects(table, page * limit, (page + 1) * limit),
+    target: { canonical_govid: target.canonical_govid, gov_name: target.gov_name, population: c.targetPopulation },
+    provenance: {
+      peers: { cohort_year: c.year, pop_range: POP_RANGE, peer_count: c.gids.length, cohort_govids: peerIds, excluded_inconsistent: res.summary.inconsistentGovs.map((p) => ctx.catalog.governments[p]!.canonical_govid) },
+      coverage_mode: params.coverage,
+      coverage,
+    },
+    meta: { coverage: params.coverage, cohort_year: c.year, ...coverageMeta(coverage) },
+  }));
 }
 
-const requiredCategory: ParamSpec<FinanceCtx, CategoryChoice> = {
-  ...categoryParam({ flows: ['expenditure'], route: '/governments/{govid}/peer-comparison', single: true, allowAll: false }),
-  required: true,
-  requiredMessage: 'category is required for peer comparison.',
-};
+const requiredCategory = required(
+  categoryParam({ flows: ['expenditure'], route: '/governments/{govid}/peer-comparison', single: true, allowAll: false }),
+  'category is required for peer comparison.',
+);
+
+// The docs fill in a county with peers (New Castle County, DE): the largest city and county have none (no other is within 0.7-1.3 times their population).
+const peerGovid = withExample(govidPath, '101003101811');
 
 export const peerRoutes: RouteSpec<FinanceCtx>[] = [
-  {
+  route({
     id: 'peers', cacheable: true, path: '/api/v1/governments/{govid}/peers', tags: ['peers'], produces: 'envelope',
     summary: 'Peer cohort', description: `Governments of the same type with a similar population: within ${POP_RANGE[0]}-${POP_RANGE[1]} times the target's in the cohort year, closest first.`,
-    pathParams: { govid: govidPath },
+    pathParams: { govid: peerGovid },
     query: { year: yearParam, n: nParam, coverage: coverageParam },
     rowFields: [
       { name: 'rank', type: 'integer', description: '1 = closest in population.' },
@@ -217,20 +220,20 @@ export const peerRoutes: RouteSpec<FinanceCtx>[] = [
     ],
     examples: (ctx) => [{ description: 'Peers of a mid-sized county (the 100th largest)', path: `/api/v1/governments/${exampleGov(ctx, 1, 99)}/peers` }],
     handle: peersHandler,
-  },
-  {
+  }),
+  route({
     id: 'peer_comparison', cacheable: true, path: '/api/v1/governments/{govid}/peer-comparison', tags: ['peers'], produces: 'envelope',
     summary: 'Target versus peers, per capita', description: 'The target\'s and each peer\'s per-capita spending in one category, and peer percentiles (p25, p50, p75) computed separately in each (year, subtype, category) cell.',
-    pathParams: { govid: govidPath },
+    pathParams: { govid: peerGovid },
     query: {
       category: requiredCategory, years: coverageYearsParam, coverage: coverageParam, expenditure_concept: expenditureConceptParam(false),
-      adjust: adjustParam('nominal'), base_year: baseYearParam, limit: moneyLimitParam, page: pageParam,
+      adjust: adjustParam('nominal'), base_year: defaulted(baseYearParam), limit: moneyLimitParam, page: pageParam,
     },
     rejects: {
       subtype: 'subtype is not available on /peer-comparison.', basis: 'basis is not a parameter of /peer-comparison.', recipe: 'recipe is not available on /peer-comparison.',
       complete: REJECT.complete, year: REJECT.year, per_capita: 'peer comparison is always per capita.',
     },
-    rules: [resolveCoverageYears],
+    rules: [censusYearsRule],
     rowFields: [
       ...moneyFields('spend_subtype', [{ name: 'role', type: 'string', description: 'target, peer, summary_p25, summary_p50 or summary_p75.' }], false, { perCapita: true }),
       { name: 'target_rank', type: 'integer|null', description: "On the target's rows: its rank by per-capita dollars among itself and the peers in the cell (1 = highest)." },
@@ -238,5 +241,5 @@ export const peerRoutes: RouteSpec<FinanceCtx>[] = [
     ],
     examples: (ctx) => [{ description: 'A mid-sized county against its peers: police per capita', path: `/api/v1/governments/${exampleGov(ctx, 1, 99)}/peer-comparison?category=Police` }],
     handle: comparisonHandler,
-  },
+  }),
 ];

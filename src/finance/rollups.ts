@@ -2,16 +2,17 @@
 // in a govid list, or nationwide: one row per government per subtype (and
 // category), with reporting coverage per year.
 
-import { apiError } from '../server/errors.js';
-import { enumParam } from '../server/params.js';
-import { envelopeReply, type Reply, type RouteRequest, type RouteSpec } from '../server/route-spec.js';
+import { apiError, type ApiError } from '../server/errors.js';
+import { defaulted, enumParam, required, withExample } from '../server/params.js';
+import { defineRoute, envelopeReply, type Reply, type RouteRequest, type RouteSpec } from '../server/route-spec.js';
 import { STATE_BY_FIPS } from '../geo/states.js';
 import { GOV_TYPES } from './catalog.js';
 import type { FinanceCtx } from './context.js';
-import { coverageMeta, coverageParam, coverageRows, coverageYearsParam, resolveCoverageYears } from './coverage.js';
-import { answer, planOf } from './money.js';
+import { censusYearsRule, coverageMeta, coverageParam, coverageRows, coverageYearsParam, type Coverage } from './coverage.js';
+import { answer, corpusBasis, planOf, type MoneyParams } from './money.js';
 import type { MoneyRoute } from './money-table.js';
-import { ALL_CATEGORIES, REJECT, adjustParam, baseYearParam, categoryParam, expenditureConceptParam, moneyLimitParam, perCapitaParam, type CategoryChoice, type Rule } from './money-params.js';
+import { REJECT, adjustParam, baseYearParam, categoryParam, expenditureConceptParam, moneyLimitParam, perCapitaParam } from './money-params.js';
+import { ALL_CATEGORIES, type CategoryChoice } from './money-choices.js';
 import { moneyFields } from './money-routes.js';
 import { govidListParam, pageParam, stateParam, type GovidList } from './params.js';
 import { runMoney } from './run-money.js';
@@ -19,15 +20,14 @@ import { runMoney } from './run-money.js';
 const LAYERS = ['state', 'county', 'city'] as const;
 type Layer = (typeof LAYERS)[number];
 
-const layerParam = {
-  ...enumParam({
+const layerParam = required(
+  withExample(enumParam({
     description: 'Which layer of government: state, county or city. Required.',
     values: LAYERS,
     message: () => 'layer must be one of state, county, city.',
-  }),
-  required: true,
-  requiredMessage: 'layer must be one of state, county, city.',
-};
+  }), 'county'),
+  'layer must be one of state, county, city.',
+);
 
 const SCOPE_NOTE: Record<Layer, string> = {
   state: 'state government totals; not limited to the geography served by a listed county or city',
@@ -35,28 +35,28 @@ const SCOPE_NOTE: Record<Layer, string> = {
   city: 'city governments proper; special districts in the same area are not included',
 };
 
-const stateOrGovids: Rule = (p) => (p.state !== undefined && p.govids !== undefined ? apiError('E_CONFLICT', 'state and govids are mutually exclusive on /rollups: state scopes the layer, govids names its governments.') : undefined);
+const stateOrGovids = (p: { state?: string; govids?: GovidList }): ApiError | undefined =>
+  (p.state !== undefined && p.govids !== undefined ? apiError('E_CONFLICT', 'state and govids are mutually exclusive on /rollups: state scopes the layer, govids names its governments.') : undefined);
 
 const rollupRoute: MoneyRoute = { verb: 'rollups', flows: ['expenditure'], subtypeField: 'spend_subtype', withFlow: false };
+const EVERY_CATEGORY: CategoryChoice = { ids: null, all: true, names: [ALL_CATEGORIES] };
 
-async function rollups(req: RouteRequest<FinanceCtx>): Promise<Reply> {
+type RollupParams = Omit<MoneyParams, 'basis'> & { layer: Layer; state?: string; govids?: GovidList; coverage: Coverage };
+
+async function rollups(req: RouteRequest<FinanceCtx, RollupParams>): Promise<Reply> {
   const { ctx } = req;
-  const params: Record<string, unknown> = { ...req.params, basis: ctx.catalog.rules.harmonized ? 'harmonized' : 'raw' };
-  params.category ??= { ids: null, all: true, names: [ALL_CATEGORIES] } satisfies CategoryChoice;
-  const layer = params.layer as Layer;
+  const params = { ...req.params, basis: corpusBasis(ctx), category: req.params.category ?? EVERY_CATEGORY };
+  const { layer, state: fips, govids: list, years } = params;
   const type = GOV_TYPES.indexOf(layer);
-  const fips = params.state as string | undefined;
-  const list = params.govids as GovidList | undefined;
   const inLayer = (gid: number): boolean => {
     const g = ctx.catalog.governments[gid]!;
     return g.type === type && (fips === undefined || g.fips_state === fips);
   };
   const gids = list ? list.gids.filter(inLayer) : ctx.catalog.governments.map((_, gid) => gid).filter(inLayer);
-  const years = params.years as number[];
   const plan = {
     ...planOf(ctx, rollupRoute, { gids, years, params }),
     consistent: params.coverage === 'consistent',
-    dropNoPopulation: params.per_capita === true,
+    dropNoPopulation: params.per_capita,
   };
   const res = await runMoney(ctx, plan, req.signal);
 
@@ -67,51 +67,50 @@ async function rollups(req: RouteRequest<FinanceCtx>): Promise<Reply> {
     }).length;
   const coverage = coverageRows(plan.years, res.summary.reporting, expected);
   const fipsOf = (i: number) => ctx.catalog.governments[res.rows.gov[i]!]!.fips_state;
-  const env = answer(ctx, rollupRoute, { ...req, params }, res, plan, {
+  const state = fips === undefined ? undefined : STATE_BY_FIPS.get(fips)?.code;
+  return envelopeReply(answer(ctx, rollupRoute, { url: req.url, params }, res, plan, {
     govids: list ? list.found.filter((id) => inLayer(ctx.catalog.govId.get(id)!)) : [],
     govNames: [],
     perGovernment: false,
     cohort: list ? undefined : { type, ...(fips !== undefined ? { fips_state: fips } : {}) },
     extraColumns: [{ name: 'fips_state', get: fipsOf }],
-  });
-  const prov = env.provenance!;
-  const scope = prov.scope as Record<string, unknown>;
-  if (!list) delete scope.govids_found;
-  prov.target = { layer, state: fips === undefined ? null : STATE_BY_FIPS.get(fips)?.code, govids: list?.found ?? null, n_governments: gids.length };
-  prov.coverage_mode = params.coverage;
-  prov.coverage = coverage;
-  prov.rollup = {
-    layer,
-    scope_note: SCOPE_NOTE[layer],
-    excluded_inconsistent: res.summary.inconsistentGovs.map((g) => ctx.catalog.governments[g]!.canonical_govid),
-    excluded_no_population: res.summary.noPopulationGovs.map((g) => ctx.catalog.governments[g]!.canonical_govid),
-  };
-  Object.assign(env.meta, { layer, coverage: params.coverage, ...coverageMeta(coverage) });
-  if (fips !== undefined) env.meta.state = STATE_BY_FIPS.get(fips)?.code;
-  return envelopeReply(env);
+    target: { layer, state: fips === undefined ? null : state, govids: list?.found ?? null, n_governments: gids.length },
+    provenance: {
+      coverage_mode: params.coverage,
+      coverage,
+      rollup: {
+        layer,
+        scope_note: SCOPE_NOTE[layer],
+        excluded_inconsistent: res.summary.inconsistentGovs.map((g) => ctx.catalog.governments[g]!.canonical_govid),
+        excluded_no_population: res.summary.noPopulationGovs.map((g) => ctx.catalog.governments[g]!.canonical_govid),
+      },
+    },
+    meta: { layer, coverage: params.coverage, ...coverageMeta(coverage), ...(fips !== undefined ? { state } : {}) },
+  }));
 }
 
-export const rollupsRoute: RouteSpec<FinanceCtx> = {
+export const rollupsRoute: RouteSpec<FinanceCtx> = defineRoute<FinanceCtx>()({
   id: 'rollups', cacheable: true, path: '/api/v1/rollups', tags: ['fleet'], produces: 'envelope',
   summary: 'A layer of governments', description: 'Spending of every government of one layer (state, county, city), in a state, a govid list or nationwide: one row per government per subtype, summed across categories unless a category is named. Carries reporting coverage per year.',
   query: {
     layer: layerParam,
     category: categoryParam({ flows: ['expenditure'], route: '/rollups' }),
-    state: stateParam, govids: govidListParam,
+    // state and govids exclude each other: the docs fill in state, so govids carries no example here.
+    state: stateParam, govids: withExample(govidListParam, undefined),
     years: coverageYearsParam, coverage: coverageParam,
     expenditure_concept: expenditureConceptParam(false),
-    adjust: adjustParam('nominal'), base_year: baseYearParam, per_capita: perCapitaParam(false),
+    adjust: adjustParam('nominal'), base_year: defaulted(baseYearParam), per_capita: perCapitaParam(false),
     limit: moneyLimitParam, page: pageParam,
   },
   rejects: {
     basis: 'basis is not a parameter of /rollups (it uses the corpus default basis).', recipe: 'recipe is not available on /rollups.',
     complete: REJECT.complete, revenue_concept: REJECT.revenue_concept, year: REJECT.year,
   },
-  rules: [stateOrGovids, resolveCoverageYears],
+  rules: [stateOrGovids, censusYearsRule],
   rowFields: moneyFields('spend_subtype', [{ name: 'fips_state', type: 'string', description: 'Two-digit state FIPS code of the government.' }], false),
   examples: () => [
     { description: 'Every county of California, all categories, by subtype', path: '/api/v1/rollups?layer=county&state=CA' },
     { description: 'Cities nationwide, police', path: '/api/v1/rollups?layer=city&category=Police' },
   ],
   handle: rollups,
-};
+});

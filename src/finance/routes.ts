@@ -2,7 +2,8 @@
 // fields and examples; validation, /openapi.json, /__docs__/, llms.txt and
 // the data dictionary are all derived from it.
 
-import type { RouteSpec } from '../server/route-spec.js';
+import { defineRoute, type RouteSpec } from '../server/route-spec.js';
+import { withExample } from '../server/params.js';
 import type { FinanceCtx } from './context.js';
 import { getGovernment, listGovernments } from './governments.js';
 import { health, root } from './info.js';
@@ -17,6 +18,7 @@ import { peerRoutes } from './peers.js';
 import { exampleGov } from './examples.js';
 
 type Route = RouteSpec<FinanceCtx>;
+const route = defineRoute<FinanceCtx>();
 
 const V1 = '/api/v1';
 
@@ -36,7 +38,7 @@ const GOV_FIELDS = [
 ];
 
 export const financeRoutes: Route[] = [
-  {
+  route({
     id: 'root', path: `${V1}/`, tags: ['metadata'], produces: 'envelope', query: {},
     summary: 'Metadata root', description: 'Scope of the corpus (published years and holes) and the four documentation links.',
     rowFields: [
@@ -47,15 +49,16 @@ export const financeRoutes: Route[] = [
     ],
     examples: () => [{ description: 'Scope and documentation links', path: `${V1}/` }],
     handle: root,
-  },
-  {
+  }),
+  route({
     id: 'health', path: `${V1}/health`, tags: ['metadata'], produces: 'envelope', query: {},
     summary: 'Liveness and readiness', description: 'Answers 200 once the corpus is loaded and verified.',
     handle: health,
-  },
-  {
+  }),
+  route({
     id: 'governments', cacheable: true, path: `${V1}/governments`, tags: ['governments'], produces: 'envelope',
-    query: { q: qParam, state: stateParam, type: typeParam, limit: limitParam(), page: pageParam },
+    // No state example: the docs would fill it in, and a search would silently answer one state's governments.
+    query: { q: qParam, state: withExample(stateParam, undefined), type: typeParam, limit: limitParam(), page: pageParam },
     summary: 'Find governments', description: 'Resolves names to canonical_govid. Registry rows ordered by population, largest first; q is a literal, case-insensitive substring of gov_name.',
     rowFields: GOV_FIELDS,
     examples: () => [
@@ -63,8 +66,8 @@ export const financeRoutes: Route[] = [
       { description: 'The largest counties of California', path: `${V1}/governments?state=CA&type=county&limit=10` },
     ],
     handle: listGovernments,
-  },
-  {
+  }),
+  route({
     id: 'government', cacheable: true, path: `${V1}/governments/{govid}`, tags: ['governments'], produces: 'envelope',
     pathParams: { govid: govidPath }, query: {},
     summary: 'One government', description: 'Identity and lifespan of one government: registry record, former ids, lineage events and its rows and population in each loaded year.',
@@ -79,12 +82,12 @@ export const financeRoutes: Route[] = [
       return id ? [{ description: `The most populous ${['state', 'county', 'city', 'township'][t]} with data in ${ctx.catalog.maxYear}`, path: `${V1}/governments/${id}` }] : [];
     }),
     handle: getGovernment,
-  },
+  }),
   ...moneyRoutes,
   ...peerRoutes,
   ...flatRoutes,
   rollupsRoute,
-  {
+  route({
     id: 'categories', cacheable: true, path: `${V1}/categories`, tags: ['taxonomy'], produces: 'envelope',
     query: { type: categoryTypeParam, pattern: patternParam('category') },
     summary: 'Category dictionary', description: 'Categories with category_type and subtype, and the item codes each groups. All Categories is reserved and not listed.',
@@ -97,8 +100,8 @@ export const financeRoutes: Route[] = [
     ],
     examples: () => [{ description: 'Spending categories', path: `${V1}/categories?type=spending` }],
     handle: listCategories,
-  },
-  {
+  }),
+  route({
     id: 'recipes', cacheable: true, path: `${V1}/recipes`, tags: ['taxonomy'], produces: 'envelope',
     query: { pattern: patternParam('recipe_id or label') },
     summary: 'Recipe catalog', description: "Cross-vintage recipes: the corpus's harmonization_recipes plus the service's whole-leg intergovernmental revenue recipes.",
@@ -114,6 +117,6 @@ export const financeRoutes: Route[] = [
     ],
     examples: () => [{ description: 'Intergovernmental revenue recipes', path: `${V1}/recipes?pattern=ig_` }],
     handle: listRecipes,
-  },
+  }),
   ...docRoutes<FinanceCtx>(V1, (ctx) => financeDocs(ctx.catalog)),
 ];

@@ -9,7 +9,7 @@ import type { Service } from '../server/http.js';
 import { ResponseCache } from '../server/response-cache.js';
 import type { Config } from '../config.js';
 import { Pool } from '../pool.js';
-import { PageArena } from '../server/page-arena.js';
+import { PageArena } from '../bytes/page-arena.js';
 import { Worker, threadId as thisThread } from 'node:worker_threads';
 import { jobTable } from '../../workers/jobs.js';
 import { LoadError } from '../corpus/load-error.js';

@@ -57,7 +57,7 @@ export function dictionaryRows<Ctx>(docs: ServiceDocs, routes: readonly RouteSpe
   for (const f of docs.envelope) rows.push({ section: 'envelope', ...f, routes: [] });
   for (const f of docs.meta) rows.push({ section: 'meta', ...f, routes: [] });
 
-  const params = new Map<string, { spec: ParamSpec<Ctx>; routes: string[] }>();
+  const params = new Map<string, { spec: ParamSpec<Ctx, unknown>; routes: string[] }>();
   for (const r of routes) {
     for (const [name, spec] of [...Object.entries(r.pathParams ?? {}), ...Object.entries(r.query)]) {
       const key = `${name}\u0000${spec.description}`;

@@ -1,7 +1,7 @@
 // The only place JSON bodies are built. Both services answer in this shape;
 // the school service simply never sets provenance or suggestions.
 
-import { ByteWriter } from './csv.js';
+import { ByteWriter } from '../bytes/byte-writer.js';
 import type { ApiError } from './errors.js';
 
 export interface Meta {

@@ -1,6 +1,7 @@
 // OpenAPI 3.1 as a pure function of the route table and the error catalog.
 
-import { ERROR_CATALOG } from './errors.js';
+import { ERROR_CATALOG, type ErrorCode } from './errors.js';
+import { FORMATS, JSON_ONLY } from './formats.js';
 import type { FieldDoc, ParamSpec, RouteSpec } from './route-spec.js';
 
 export interface ApiInfo {
@@ -29,6 +30,19 @@ function paramObject<Ctx>(name: string, spec: ParamSpec<Ctx>, where: 'query' | '
   };
 }
 
+/** A route's 200: the envelope in JSON, and each other format it declares (formats.ts) by its media type. */
+function envelopeResponse<Ctx>(r: RouteSpec<Ctx>): Record<string, unknown> {
+  const rows = r.rowFields
+    ? { type: 'object', properties: { data: { type: 'array', items: { type: 'object', properties: Object.fromEntries(r.rowFields.map((f) => [f.name, fieldSchema(f)])) } } } }
+    : { type: 'object' };
+  const content: Record<string, unknown> = {};
+  for (const f of r.formats ?? JSON_ONLY) {
+    content[FORMATS[f].openapiType] = f === 'json' ? { schema: { allOf: [{ $ref: '#/components/schemas/Envelope' }, rows] } } : { schema: { type: 'string', description: FORMATS[f].description } };
+  }
+  const others = (r.formats ?? JSON_ONLY).filter((f) => f !== 'json');
+  return { description: others.length === 0 ? 'Success envelope.' : `Success envelope; with format=${others.join(' or format=')}, the rows in that format.`, content };
+}
+
 export function openapiDocument<Ctx>(info: ApiInfo, routes: readonly RouteSpec<Ctx>[]): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   const errorCodes = Object.keys(ERROR_CATALOG);
@@ -37,24 +51,7 @@ export function openapiDocument<Ctx>(info: ApiInfo, routes: readonly RouteSpec<C
       ...Object.entries(r.pathParams ?? {}).map(([n, s]) => paramObject(n, s, 'path')),
       ...Object.entries(r.query).map(([n, s]) => paramObject(n, s, 'query')),
     ];
-    const ok =
-      r.produces === 'envelope'
-        ? {
-            description: 'Success envelope.',
-            content: {
-              'application/json': {
-                schema: {
-                  allOf: [
-                    { $ref: '#/components/schemas/Envelope' },
-                    r.rowFields
-                      ? { type: 'object', properties: { data: { type: 'array', items: { type: 'object', properties: Object.fromEntries(r.rowFields.map((f) => [f.name, fieldSchema(f)])) } } } }
-                      : { type: 'object' },
-                  ],
-                },
-              },
-            },
-          }
-        : { description: 'Document.', content: { [r.produces]: { schema: r.produces === 'application/json' ? { type: 'object' } : { type: 'string' } } } };
+    const ok = r.produces === 'envelope' ? envelopeResponse(r) : { description: 'Document.', content: { [r.produces]: { schema: r.produces === 'application/json' ? { type: 'object' } : { type: 'string' } } } };
     paths[r.path] = {
       get: {
         operationId: r.id,
@@ -64,16 +61,11 @@ export function openapiDocument<Ctx>(info: ApiInfo, routes: readonly RouteSpec<C
         parameters,
         responses: {
           '200': ok,
-          '400': { $ref: '#/components/responses/BadRequest' },
-          '404': { $ref: '#/components/responses/NotFound' },
-          '503': { $ref: '#/components/responses/Busy' },
-          '504': { $ref: '#/components/responses/Timeout' },
-          '500': { $ref: '#/components/responses/Internal' },
+          ...Object.fromEntries(ERROR_RESPONSES.map((e) => [String(ERROR_CATALOG[e.code].status), { $ref: `#/components/responses/${e.name}` }])),
         },
       },
     };
   }
-  const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } });
   return {
     openapi: '3.1.0',
     info: { title: info.title, version: info.version, description: info.description },
@@ -109,14 +101,53 @@ export function openapiDocument<Ctx>(info: ApiInfo, routes: readonly RouteSpec<C
           },
         },
       },
-      responses: {
-        BadRequest: errorResponse('A bad parameter: the message names it and what is allowed.'),
-        NotFound: errorResponse('No route at this path.'),
-        Busy: errorResponse('At capacity or shutting down; retry after Retry-After seconds.'),
-        Timeout: errorResponse('Past the time budget (REQUEST_TIMEOUT_MS); the job was cancelled.'),
-        Internal: errorResponse('An unexpected fault, logged with the request id.'),
-      },
+      responses: Object.fromEntries(ERROR_RESPONSES.map((e) => [e.name, errorResponse(e)])),
     },
     'x-error-codes': Object.fromEntries(Object.entries(ERROR_CATALOG).map(([k, v]) => [k, v])),
+  };
+}
+
+/**
+ * The error responses every route documents, each with an example of a real
+ * answer of its status (the code, the message as the server words it): the
+ * docs show these, not the first code of the catalog whatever the status.
+ */
+interface ErrorResponse {
+  name: string;
+  code: ErrorCode;
+  description: string;
+  message: string;
+  requestId?: string;
+}
+
+export const ERROR_RESPONSES: readonly ErrorResponse[] = [
+  { name: 'BadRequest', code: 'E_BAD_VALUE', description: 'A bad parameter: the message names it and what is allowed.', message: "adjust must be one of nominal, real; got 'yes'." },
+  { name: 'NotFound', code: 'E_NOT_FOUND', description: 'No route at this path.', message: 'No route /api/v1/nope. See /openapi.json for the routes of this service.' },
+  { name: 'Busy', code: 'E_BUSY', description: 'At capacity or shutting down; retry after Retry-After seconds.', message: 'The server is at capacity (12 jobs running or waiting); retry after the Retry-After seconds.' },
+  { name: 'Timeout', code: 'E_TIMEOUT', description: 'Past the time budget (REQUEST_TIMEOUT_MS); the job was cancelled.', message: 'The request took longer than 30000 ms and was cancelled; ask for less at once (fewer years or governments, a smaller limit) or page through it.' },
+  { name: 'Internal', code: 'E_INTERNAL', description: 'An unexpected fault, logged with the request id.', message: 'Internal error; request id mi3x0q1a-2f.', requestId: 'mi3x0q1a-2f' },
+];
+
+/** An error response: the envelope with the codes of its status, and its example answer. */
+function errorResponse(e: ErrorResponse): Record<string, unknown> {
+  const status = ERROR_CATALOG[e.code].status;
+  const codes = Object.entries(ERROR_CATALOG).filter(([, v]) => v.status === status).map(([k]) => k);
+  return {
+    description: e.description,
+    content: {
+      'application/json': {
+        schema: {
+          allOf: [
+            { $ref: '#/components/schemas/ErrorEnvelope' },
+            { type: 'object', properties: { meta: { type: 'object', properties: { error_code: { type: 'string', enum: codes } } } } },
+          ],
+        },
+        example: {
+          status: 'error', data: null, error: e.message,
+          meta: { version: 'v1', error_code: e.code, ...(e.requestId !== undefined ? { request_id: e.requestId } : {}) },
+          provenance: null, suggestions: [],
+        },
+      },
+    },
   };
 }

@@ -4,11 +4,41 @@
 
 import { apiError, listValues } from './errors.js';
 import type { ParamSpec } from './route-spec.js';
+import { FORMATS, type Format } from './formats.js';
+
+/**
+ * A builder's spec, typed with whether it has a default: given one (D not
+ * undefined), the parameter is always present in the route's typed params.
+ */
+export type WithDefault<S extends ParamSpec<any, any>, D> = undefined extends D ? S : S & { default: NonNullable<D> };
+
+/** The spec, required: validation refuses a request without it, so its value is always present. */
+export function required<S extends ParamSpec<any, any>>(spec: S, message?: string): S & { required: true } {
+  return { ...spec, required: true, ...(message !== undefined ? { requiredMessage: message } : {}) };
+}
+
+/**
+ * The spec, with the default it declares made known to its type, where its
+ * builder's return type drops it (e.g. a spec annotated `ParamSpec<Ctx, T>`).
+ */
+export function defaulted<S extends ParamSpec<any, any>>(spec: S): S & { default: NonNullable<S['default']> } {
+  const d: S['default'] = spec.default;
+  if (d === undefined || d === null) throw new Error(`defaulted(): the parameter '${spec.description}' declares no default`);
+  return { ...spec, default: d };
+}
+
+/** The spec with the example the docs fill in (Swagger UI's Try it out), or none: a route's examples must answer together. */
+export function withExample<S extends ParamSpec<any, any>>(spec: S, example: string | undefined): S {
+  const { example: _old, ...rest } = spec;
+  return { ...rest, ...(example !== undefined ? { example } : {}) } as S;
+}
 
 const INT_RE = /^-?\d{1,15}$/;
 
-export function intParam(o: { description: string; min: number; max: number; default?: number; capped?: boolean }): ParamSpec<unknown, number> {
-  return {
+export function intParam<D extends number | undefined = number | undefined>(
+  o: { description: string; min: number; max: number; default?: D; capped?: boolean },
+): WithDefault<ParamSpec<unknown, number>, D> {
+  const spec: ParamSpec<unknown, number> = {
     description: o.description,
     schema: { type: 'integer', minimum: o.min, maximum: o.max, ...(o.default !== undefined ? { default: o.default } : {}) },
     allowed: `integer ${o.min} to ${o.max}`,
@@ -23,19 +53,26 @@ export function intParam(o: { description: string; min: number; max: number; def
       return n;
     },
   };
+  return spec as WithDefault<ParamSpec<unknown, number>, D>; // default is o.default: present exactly when D says so
 }
 
 /**
  * An enumeration. Matching is case-insensitive; the canonical spelling is
  * returned. `aliases` maps extra accepted spellings to canonical values.
  */
-export function enumParam<T extends string>(o: {
+interface EnumOptions<T extends string> {
   description: string;
   values: readonly T[];
   default?: T;
   aliases?: Record<string, T>;
   message?: (raw: string, name: string) => string;
-}): ParamSpec<unknown, T> {
+}
+
+// Overloads rather than a type parameter for the default: inside a route's query the call is contextually
+// typed, and inference would then lose whether a default was given.
+export function enumParam<const T extends string>(o: EnumOptions<T> & { default: NoInfer<T> }): ParamSpec<unknown, T> & { default: T };
+export function enumParam<const T extends string>(o: EnumOptions<T>): ParamSpec<unknown, T>;
+export function enumParam<T extends string>(o: EnumOptions<T>): ParamSpec<unknown, T> {
   const lookup = new Map<string, T>();
   for (const v of o.values) lookup.set(v.toLowerCase(), v);
   for (const [k, v] of Object.entries(o.aliases ?? {})) lookup.set(k.toLowerCase(), v);
@@ -55,8 +92,8 @@ export function enumParam<T extends string>(o: {
   };
 }
 
-export function boolParam(o: { description: string; default?: boolean }): ParamSpec<unknown, boolean> {
-  return {
+export function boolParam<D extends boolean | undefined = boolean | undefined>(o: { description: string; default?: D }): WithDefault<ParamSpec<unknown, boolean>, D> {
+  const spec: ParamSpec<unknown, boolean> = {
     description: o.description,
     schema: { type: 'string', enum: ['true', 'false'], ...(o.default !== undefined ? { default: String(o.default) } : {}) },
     allowed: 'true, false',
@@ -68,6 +105,7 @@ export function boolParam(o: { description: string; default?: boolean }): ParamS
       throw apiError('E_BAD_VALUE', `${name} must be one of true, false; got '${clip(raw)}'.`);
     },
   };
+  return spec as WithDefault<ParamSpec<unknown, boolean>, D>; // default is o.default: present exactly when D says so
 }
 
 /** Free text, matched literally wherever it is used (never as a pattern). */
@@ -87,4 +125,14 @@ export function textParam(o: { description: string; maxLength: number }): ParamS
 export function clip(raw: string, n = 80): string {
   const s = raw.length > n ? `${raw.slice(0, n)}...` : raw;
   return s.replace(/[\u0000-\u001f\u007f]/g, '?');
+}
+
+/**
+ * The `format` parameter of a route that offers these formats, the first the
+ * default: its values and its text come from the registry (formats.ts).
+ */
+export function formatParam<const F extends Format>(formats: readonly [F, ...F[]]): ParamSpec<unknown, F> {
+  const texts = formats.map((f) => FORMATS[f].paramText);
+  const description = texts.length === 1 ? texts[0]! : `${texts.slice(0, -1).join(', ')} or ${texts.at(-1)!}`;
+  return enumParam<F>({ description: `${description}.`, values: formats });
 }

@@ -4,8 +4,12 @@
 // derived from these declarations (src/server/validate.ts, openapi.ts, ...).
 
 import type { Envelope } from './envelope.js';
+import type { Format } from './formats.js';
 
 export type JsonSchema = Record<string, unknown>;
+
+/** The values the request itself gave, parsed: what a default computed from its siblings may read. */
+export type Given = Readonly<Record<string, unknown>>;
 
 export interface ParamSpec<Ctx = unknown, T = unknown> {
   description: string;
@@ -13,8 +17,11 @@ export interface ParamSpec<Ctx = unknown, T = unknown> {
   schema: JsonSchema;
   /** Human text of what is allowed, used in docs. */
   allowed: string;
-  /** Applied when the key is absent. A function when it depends on the corpus. */
-  default?: T | ((ctx: Ctx) => T);
+  /**
+   * Applied when the key is absent. A function when it depends on the corpus,
+   * or on the values the request gave for other keys (never on their defaults).
+   */
+  default?: T | ((ctx: Ctx, given: Given) => T);
   /** Text of the default for the docs, when it is computed. */
   defaultText?: string;
   required?: boolean;
@@ -32,8 +39,32 @@ export interface FieldDoc {
   when?: string;
 }
 
-export interface RouteRequest<Ctx> {
-  params: Record<string, unknown>;
+/** Any route's declared parameters, by name. */
+export type ParamSpecs<Ctx> = Readonly<Record<string, ParamSpec<Ctx, unknown>>>;
+
+/** The value a parameter parses to. */
+export type ValueOf<S> = S extends ParamSpec<any, infer T> ? T : never;
+
+/** A parameter always present once validated: it is required, or has a default (a type its builder declares). */
+type Present<S> = S extends { required: true } ? true : S extends { default: {} } ? true : false;
+type Flat<T> = { [K in keyof T]: T[K] } & {};
+
+/**
+ * The validated parameters of a route, from its declarations: path values,
+ * query values that are required or defaulted, and the other query values as
+ * optional (`T | undefined`).
+ */
+export type ParamsOf<PS, QS> = Flat<
+  { -readonly [K in keyof PS]: ValueOf<PS[K]> } &
+  { -readonly [K in keyof QS as Present<QS[K]> extends true ? K : never]: ValueOf<QS[K]> } &
+  { -readonly [K in keyof QS as Present<QS[K]> extends true ? never : K]?: ValueOf<QS[K]> }
+>;
+
+/** A cross-parameter rule over the parsed values; the first failure is the answer. */
+export type ParamRule<Ctx, Q> = (params: Q, ctx: Ctx) => Error | undefined;
+
+export interface RouteRequest<Ctx, Q = any> {
+  params: Q;
   ctx: Ctx;
   /** Host header as sent, for absolute URLs built from the request. */
   host: string;
@@ -50,30 +81,61 @@ export type Reply =
    * done, when given, is called once the stream no longer needs next(): it
    * ended, the client left, or it was never started.
    */
-  | { kind: 'stream'; contentType: string; next: () => Uint8Array | null; done?: () => void; status?: number; headers?: Record<string, string> };
+  | { kind: 'stream'; format: Format; next: () => Uint8Array | null; done?: () => void; status?: number; headers?: Record<string, string> };
 
-export interface RouteSpec<Ctx> {
+/** What every route declares beside its parameters and the functions that read them. */
+interface RouteBase<Ctx> {
   id: string;
   /** Absolute path with `{name}` segments, e.g. `/api/v1/governments/{govid}`. */
   path: string;
   summary: string;
   description: string;
   tags: string[];
-  pathParams?: Record<string, ParamSpec<Ctx>>;
-  query: Record<string, ParamSpec<Ctx>>;
   /** Keys this route refuses with a specific explanation (instead of the generic unknown-key message). */
   rejects?: Record<string, string>;
-  /** Cross-parameter rules, checked after every value parsed; the first failure is the answer. */
-  rules?: ((params: Record<string, unknown>, ctx: Ctx) => Error | undefined)[];
   /** What the body is: the JSON envelope, or documentation text/HTML. */
   produces: 'envelope' | 'text/plain' | 'text/markdown' | 'text/html' | 'application/json';
+  /**
+   * The formats an envelope route answers in (formats.ts), its default first;
+   * ['json'] when absent. A route with more takes a `format` parameter made
+   * from this list (render.ts formatParam), and OpenAPI lists each media type.
+   */
+  formats?: readonly Format[];
   /** Row fields of `data`, for the docs and the data dictionary. */
   rowFields?: FieldDoc[];
   /** Its JSON answers depend only on the URL and the (immutable) data, so they may be served from the response cache. */
   cacheable?: boolean;
   /** Example calls generated from the live corpus, for /examples and the docs. */
   examples?(ctx: Ctx): { description: string; path: string }[];
-  handle(req: RouteRequest<Ctx>): Promise<Reply> | Reply;
 }
+
+/**
+ * A declared route whose handler and rules see its parameters typed as Q.
+ * Routes of different Q sit in one table as RouteSpec<Ctx> (Q = any): the
+ * router, the validator and the docs read only the declarations.
+ */
+export interface RouteSpec<Ctx, Q = any> extends RouteBase<Ctx> {
+  pathParams?: ParamSpecs<Ctx>;
+  query: ParamSpecs<Ctx>;
+  /** Cross-parameter rules, checked after every value parsed; the first failure is the answer. */
+  rules?: ParamRule<Ctx, Q>[];
+  handle: (req: RouteRequest<Ctx, Q>) => Promise<Reply> | Reply;
+}
+
+/** A route as written: Q is inferred from its parameter declarations, so handle and rules need no casts. */
+export interface RouteDecl<Ctx, PS extends ParamSpecs<Ctx>, QS extends ParamSpecs<Ctx>> extends RouteBase<Ctx> {
+  pathParams?: PS;
+  query: QS;
+  rules?: ParamRule<Ctx, NoInfer<ParamsOf<PS, QS>>>[];
+  handle: (req: RouteRequest<Ctx, NoInfer<ParamsOf<PS, QS>>>) => Promise<Reply> | Reply;
+}
+
+/**
+ * Declares a route of the service of Ctx, its parameters typed from its
+ * ParamSpecs (as Hono's validator types its handler):
+ * `defineRoute<FinanceCtx>()({ path, query: { n: nParam }, handle: (req) => ... req.params.n ... })`.
+ */
+export const defineRoute = <Ctx>() =>
+  <PS extends ParamSpecs<Ctx> = {}, QS extends ParamSpecs<Ctx> = {}>(spec: RouteDecl<Ctx, PS, QS>): RouteSpec<Ctx, ParamsOf<PS, QS>> => spec;
 
 export const envelopeReply = (envelope: Envelope, headers?: Record<string, string>): Reply => ({ kind: 'envelope', envelope, headers });

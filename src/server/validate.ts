@@ -1,13 +1,15 @@
 // Compiles a route's declared parameters into one validator, once, at boot.
+// Its result is the route's typed parameters (RouteSpec<Ctx, Q>): this is the
+// one place an untyped query becomes Q, as the declarations say it does.
 
 import { apiError, listValues } from './errors.js';
-import type { ParamSpec, RouteSpec } from './route-spec.js';
+import type { Given, ParamSpec, RouteSpec } from './route-spec.js';
 
-export type Validator<Ctx> = (query: Map<string, string>, pathValues: string[], ctx: Ctx) => Record<string, unknown>;
+export type Validator<Ctx, Q = any> = (query: Map<string, string>, pathValues: string[], ctx: Ctx) => Q;
 
-export function compileValidator<Ctx>(route: RouteSpec<Ctx>): Validator<Ctx> {
-  const queryEntries = Object.entries(route.query) as [string, ParamSpec<Ctx>][];
-  const pathEntries = Object.entries(route.pathParams ?? {}) as [string, ParamSpec<Ctx>][];
+export function compileValidator<Ctx, Q>(route: RouteSpec<Ctx, Q>): Validator<Ctx, Q> {
+  const queryEntries: [string, ParamSpec<Ctx>][] = Object.entries(route.query);
+  const pathEntries: [string, ParamSpec<Ctx>][] = Object.entries(route.pathParams ?? {});
   const accepted = queryEntries.map(([k]) => k);
   const acceptedText = accepted.length === 0 ? 'this route accepts no query parameters' : `accepted keys: ${listValues(accepted)}`;
 
@@ -20,27 +22,34 @@ export function compileValidator<Ctx>(route: RouteSpec<Ctx>): Validator<Ctx> {
           : `Unknown query parameter '${printable(key)}' for ${route.path}; ${acceptedText}.`);
       }
     }
-    const out: Record<string, unknown> = {};
+    // First what the request gave, in declaration order (so the first bad or missing key is the answer),
+    // then the defaults of the rest, which may read what was given.
+    const given: Record<string, unknown> = {};
     pathEntries.forEach(([name, spec], i) => {
-      out[name] = spec.parse(pathValues[i] ?? '', name, ctx);
+      given[name] = spec.parse(pathValues[i] ?? '', name, ctx);
     });
     for (const [name, spec] of queryEntries) {
       const raw = query.get(name);
-      if (raw !== undefined) {
-        out[name] = spec.parse(raw, name, ctx);
-      } else if (spec.required) {
-        throw apiError('E_MISSING', spec.requiredMessage ?? `${name} is required for ${route.path}.`);
-      } else if (spec.default !== undefined) {
-        out[name] = typeof spec.default === 'function' ? (spec.default as (c: Ctx) => unknown)(ctx) : spec.default;
-      }
+      if (raw !== undefined) given[name] = spec.parse(raw, name, ctx);
+      else if (spec.required) throw apiError('E_MISSING', spec.requiredMessage ?? `${name} is required for ${route.path}.`);
     }
+    const out: Record<string, unknown> = {};
+    for (const [name] of pathEntries) out[name] = given[name];
+    for (const [name, spec] of queryEntries) {
+      if (name in given) out[name] = given[name];
+      else if (spec.default !== undefined) out[name] = defaultOf(spec, ctx, given);
+    }
+    const params = out as Q; // the declarations type Q (ParamsOf): each key above is parsed or defaulted by its own spec
     for (const rule of route.rules ?? []) {
-      const err = rule(out, ctx);
+      const err = rule(params, ctx);
       if (err) throw err;
     }
-    return out;
+    return params;
   };
 }
+
+const defaultOf = <Ctx>(spec: ParamSpec<Ctx>, ctx: Ctx, given: Given): unknown =>
+  typeof spec.default === 'function' ? (spec.default as (c: Ctx, g: Given) => unknown)(ctx, given) : spec.default;
 
 function printable(key: string): string {
   const s = key.length > 60 ? `${key.slice(0, 60)}...` : key;

@@ -5,7 +5,7 @@
 // services hold. New routes are covered automatically.
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { RouteSpec } from '../../src/server/route-spec.js';
+import type { RouteSpec } from '../../dist/src/server/route-spec.js';
 import { expectErrorEnvelope, get as getFrom } from './http.js';
 
 export function envelopeContract(service: string, routes: readonly RouteSpec<any>[], base: () => string, fill: (path: string) => string): void {

@@ -1,0 +1,100 @@
+// Error codes are part of the contract (issue 18): every code of the catalog
+// has a request here that triggers it, and the answer carries the catalog's
+// status and the code in meta.error_code. The table is checked against the
+// catalog, so a new code without a row fails, and so does a code renamed
+// where it is thrown (E_GOVID_FORMAT answered as E_BAD_VALUE, say).
+
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_CATALOG } from '../dist/src/server/errors.js';
+import { arrestsUrl, expectErrorEnvelope, financeUrl, get, type Got } from './helpers/http.js';
+import { ROOT, startServer, type Running } from './helpers/server.js';
+
+type Servers = { faults: Running; legacy: Running };
+
+/** How a code is triggered: a request to one of the servers (or a sequence, for the pool's states). */
+type Row = (s: Servers) => Promise<Got>;
+
+const finance = (p: string, init?: RequestInit) => () => get(p, init, financeUrl());
+const arrests = (p: string) => () => get(p, undefined, arrestsUrl());
+const GOV = '/api/v1/governments/062037161174';
+
+/** Until the pool of a server has no job running or waiting (a cancelled job is gone within a second). */
+async function poolIdle(s: Running): Promise<void> {
+  for (let t = 0; t < 50; t++) {
+    if ((await get('/api/v1/health', undefined, s.url)).body.data[0].pool_jobs === 0) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('the pool did not go idle');
+}
+
+/**
+ * One worker, no queue, a short budget: a job that hangs holds the only place in the pool, so
+ * the next job is refused (E_BUSY), and the hanging request runs past its budget (E_TIMEOUT).
+ */
+async function busyThenTimeout(s: Running): Promise<{ busy: Got; timeout: Got }> {
+  await poolIdle(s);
+  const hung = get('/__faults__/worker?kind=hang', undefined, s.url);
+  for (let t = 0; t < 40 && (await get('/api/v1/health', undefined, s.url)).body.data[0].pool_jobs < 1; t++) await new Promise((r) => setTimeout(r, 25));
+  const busy = await get('/api/v1/spending?type=city&years=2011-2020', undefined, s.url);
+  const timeout = await hung;
+  await poolIdle(s);
+  return { busy, timeout };
+}
+let pool: Promise<{ busy: Got; timeout: Got }> | undefined;
+const poolState = (s: Servers) => (pool ??= busyThenTimeout(s.faults));
+
+const ROWS: Record<string, Row> = {
+  E_NOT_FOUND: finance('/api/v1/nope'),
+  E_METHOD: finance('/api/v1/health', { method: 'POST', body: 'x=1' }),
+  E_UNKNOWN_KEY: finance('/api/v1/governments?nonsense=1'),
+  E_REPEATED_KEY: finance('/api/v1/governments?state=CA&state=TX'),
+  E_BAD_QUERY: finance('/api/v1/governments?q=%E0%A4%A'),
+  E_BAD_VALUE: finance(`${GOV}/spending?adjust=yes`),
+  E_MISSING: arrests('/api/v1/draws?model=unified_m2&state=DE'),
+  E_LIMIT_CAP: finance('/api/v1/governments?limit=1001'),
+  E_GOVID_FORMAT: finance('/api/v1/governments/06203716117'),
+  E_GOVID_UNKNOWN: finance('/api/v1/governments/999999999999'),
+  E_YEAR_FORMAT: finance(`${GOV}/spending?years=20x9`),
+  E_YEAR_RANGE: finance(`${GOV}/spending?years=1990`),
+  E_YEAR_HOLE: finance(`${GOV}/spending?years=2015`),
+  E_YEAR_EMPTY_RANGE: finance(`${GOV}/spending?years=2012-2018`),
+  E_CONFLICT: finance(`${GOV}/revenue?recipe=ig_state_total_wide&category=Property%20Tax`),
+  // A corpus of schema_version 4 has no harmonization tables.
+  E_NOT_IN_CORPUS: (s) => get(`${GOV}/spending?basis=harmonized`, undefined, s.legacy.url),
+  E_URI_TOO_LONG: finance(`/api/v1/governments?q=${'x'.repeat(9000)}`),
+  E_HEADERS_TOO_LARGE: finance('/api/v1/categories', { headers: { 'x-padding': 'x'.repeat(20_000) } }),
+  E_BUSY: async (s) => (await poolState(s)).busy,
+  E_TIMEOUT: async (s) => (await poolState(s)).timeout,
+  E_INTERNAL: async (s) => {
+    await poolState(s);
+    return get('/__faults__/worker?kind=throw', undefined, s.faults.url);
+  },
+};
+
+describe('error codes: one request per code of the catalog', () => {
+  const servers = {} as Servers;
+  beforeAll(async () => {
+    [servers.faults, servers.legacy] = await Promise.all([
+      startServer({ WORKERS: '1', FRONT_THREADS: '1', POOL_QUEUE: '0', REQUEST_TIMEOUT_MS: '1500', RESPONSE_CACHE_MB: '0', CIVICSTREAM_FAULTS: '1' }),
+      startServer({ WORKERS: '1', FRONT_THREADS: '1', FINANCE_DATA: path.join(ROOT, 'fixtures/finance/v4') }),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all([servers.faults?.stop(), servers.legacy?.stop()]);
+  });
+
+  it('every code of the catalog has a row, and every row a code of the catalog', () => {
+    expect(Object.keys(ROWS).sort()).toEqual(Object.keys(ERROR_CATALOG).sort());
+  });
+
+  for (const [code, entry] of Object.entries(ERROR_CATALOG)) {
+    it(`${code}: HTTP ${entry.status}, meta.error_code ${code}`, async () => {
+      const row = ROWS[code];
+      if (!row) throw new Error(`no request in ROWS triggers ${code}: add one`);
+      const got = await row(servers);
+      expectErrorEnvelope(got, entry.status);
+      expect(got.body.meta.error_code).toBe(code);
+    });
+  }
+});

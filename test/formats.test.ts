@@ -1,0 +1,81 @@
+// The renderer seam (issue 18): a route declares the formats it answers in;
+// its `format` parameter, its OpenAPI media types and the render stage's
+// Content-Type all come from that declaration and the registry (formats.ts).
+
+import { describe, expect, it } from 'vitest';
+import { FORMATS } from '../dist/src/server/formats.js';
+import { inject } from '../dist/src/server/inject.js';
+import { defineRoute, type RouteSpec } from '../dist/src/server/route-spec.js';
+import { formatParam } from '../dist/src/server/params.js';
+import { financeService } from '../dist/src/finance/service.js';
+import { arrestsService, loadArrests } from '../dist/src/arrests/service.js';
+import { readConfig } from '../dist/src/config.js';
+import { beforeAll } from 'vitest';
+import { useFixtureCtx } from './helpers/fixture-ctx.js';
+
+const ctx = useFixtureCtx();
+let arrests: Awaited<ReturnType<typeof loadArrests>>;
+beforeAll(async () => { arrests = await loadArrests(readConfig(process.env), { quiet: true }); }, 60_000);
+const services = () => [
+  financeService(ctx(), readConfig({ ...process.env, FINANCE_DATA: 'fixtures/finance/v6' })),
+  arrestsService(arrests, readConfig(process.env)),
+];
+
+type Doc = { paths: Record<string, { get: { parameters: { name: string; schema: { enum?: string[] } }[]; responses: { '200': { content: Record<string, unknown> } } } }> };
+
+describe('formats: declared per route, listed in OpenAPI, sent by the render stage', () => {
+  it('every envelope route lists its declared formats (json when none) as OpenAPI media types, and a format parameter offers exactly those', async () => {
+    let withCsv = 0;
+    for (const service of services()) {
+      const doc = (await inject(service, '/openapi.json')).json<Doc>();
+      for (const route of service.routes as RouteSpec<unknown>[]) {
+        if (route.produces !== 'envelope') continue;
+        const formats = route.formats ?? ['json'];
+        const op = doc.paths[route.path]!.get;
+        expect(Object.keys(op.responses['200'].content).sort(), route.path).toEqual(formats.map((f) => FORMATS[f].openapiType).sort());
+        const param = op.parameters.find((p) => p.name === 'format');
+        if (formats.length > 1) expect(param?.schema.enum, route.path).toEqual([...formats]);
+        else expect(param, route.path).toBeUndefined();
+        if (formats.includes('csv')) withCsv++;
+      }
+    }
+    // /spending and /revenue answer CSV.
+    expect(withCsv).toBe(2);
+  });
+
+  it('a CSV pull is sent with the registry media type', async () => {
+    const [finance] = services();
+    const r = await inject(finance!, '/api/v1/spending?state=NH&type=city&format=csv&limit=2');
+    expect(r.status).toBe(200);
+    expect(r.headers['content-type']).toBe(FORMATS.csv.mediaType);
+  });
+
+  it('a route that streams a format it does not declare is a 500 naming the request, and the stream is given back', async () => {
+    let released = 0;
+    const route = defineRoute<null>()({
+      id: 'bad', path: '/bad', summary: '', description: '', tags: [], produces: 'envelope', query: {},
+      handle: () => ({ kind: 'stream', format: 'csv', next: () => null, done: () => { released++; } }),
+    });
+    const service = { name: 'test', routes: [route], ctx: null, assets: new Map(), accessLog: false };
+    const errors: unknown[] = [];
+    const log = console.error;
+    console.error = (m: unknown) => { errors.push(m); };
+    try {
+      const r = await inject(service, '/bad');
+      expect(r.status).toBe(500);
+      expect(r.json<{ meta: { error_code: string } }>().meta.error_code).toBe('E_INTERNAL');
+    } finally {
+      console.error = log;
+    }
+    expect(released).toBe(1);
+    expect(String(errors[0])).toContain('does not declare');
+  });
+
+  it('formatParam: the values in order, the first the default, the text from the registry', () => {
+    const p = formatParam(['json', 'csv']);
+    expect(p.schema.enum).toEqual(['json', 'csv']);
+    expect(p.description).toBe(`${FORMATS.json.paramText} or ${FORMATS.csv.paramText}.`);
+    expect(p.parse('CSV', 'format', undefined)).toBe('csv');
+    expect(() => p.parse('xml', 'format', undefined)).toThrow(/format/);
+  });
+});
