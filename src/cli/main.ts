@@ -15,7 +15,6 @@ import { Progress } from '../progress.js';
 import { parseArgs, type Args, CliError } from './args.js';
 import { openFinance, runRoute, QUERY_ROUTES, replyText, type Offline } from './offline.js';
 import { writeParquetPages } from './export-parquet.js';
-import { drainText } from '../server/csv.js';
 
 interface Command {
   name: string;
@@ -148,11 +147,11 @@ async function* csvPages(off: Offline, route: string, selections: Map<string, st
       const r = await runRoute(off, route, params);
       if (r.status !== 200) throw new CliError(`export: ${r.error ?? `status ${r.status}`}`);
       // Rows from the headers, not by counting line ends: a quoted field may hold one.
-      const total = Number(r.headers['X-Total-Count']), limit = Number(r.headers['X-Limit']);
+      const total = Number(r.headers['x-total-count']), limit = Number(r.headers['x-limit']);
       const rows = Math.max(0, Math.min(limit, total - page * limit));
       progress ??= new Progress(`export ${params.get('type') ?? ''}`.trim(), total);
       if (rows === 0) break;
-      const text = drainText(r.next!);
+      const text = r.body.toString('utf8');
       progress.tick(rows);
       yield { text, rows };
     }

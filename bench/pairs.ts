@@ -1,0 +1,78 @@
+// Old code against new, in interleaved pairs, on one corpus: scenario 1 (one
+// government's spending JSON, random governments, every request computed) and
+// scenario 2 (a 50,000-row CSV page pulled again and again by 4 clients).
+// This VM's speed drifts by half within an hour, so a change is judged by
+// pairs run back to back, never by figures of different runs.
+//
+//   npm run bench:pairs -- --old /path/to/old/checkout --data .data/finance-46m [--rounds 4] [--seconds 10]
+//
+// Both checkouts must be built (dist/src/main.js). The new code is this one.
+
+import os from 'node:os';
+import path from 'node:path';
+import { load } from './lib/load.js';
+import { csvPuller } from './lib/csv-pull.js';
+import { median } from './lib/timing.js';
+import { ROOT, startServer, type Running } from '../scripts/lib/server.js';
+
+function arg(name: string, dflt: string | null): string | null {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : dflt;
+}
+
+const oldRoot = arg('old', null);
+if (oldRoot === null) { console.error('bench:pairs: --old <checkout> is required'); process.exit(2); }
+const data = path.resolve(arg('data', path.join(ROOT, '.data/finance-46m'))!);
+const rounds = Number(arg('rounds', '4'));
+const seconds = Number(arg('seconds', '10'));
+
+interface Figures { s1: number; s1p99: number; s2: number }
+
+async function measure(main: string): Promise<Figures> {
+  const s: Running = await startServer({ FINANCE_DATA: data, WORKERS: String(os.cpus().length), RESPONSE_CACHE_MB: '0' }, 1_800_000, main);
+  try {
+    const govs: string[] = ((await (await fetch(`${s.url}/api/v1/governments?limit=1000`)).json()) as { data: { canonical_govid: string; years_in_mirror: number[] }[] })
+      .data.filter((g) => g.years_in_mirror.length > 0).map((g) => g.canonical_govid);
+    let k = 0;
+    const path1 = (): string => `/api/v1/governments/${govs[(k++ * 7919) % govs.length]}/spending?category=Police`;
+    await load(s.url, path1, { connections: 32, seconds: Math.min(3, seconds) });
+    const r1 = await load(s.url, path1, { connections: 32, seconds });
+    const health = ((await (await fetch(`${s.url}/api/v1/health`)).json()) as { data: { corpus: { years: number[] } }[] }).data[0]!;
+    const years = health.corpus.years;
+    const csvPath = `/api/v1/spending?state=CA&type=city&years=${years[0]}-${years[years.length - 1]}&format=csv`;
+    const puller = csvPuller(s.url);
+    await puller.pull(csvPath);
+    let rows = 0;
+    const t0 = performance.now();
+    await Promise.all([0, 1, 2, 3].map(async () => {
+      while (performance.now() - t0 < seconds * 1000) rows += await puller.pull(csvPath);
+    }));
+    puller.close();
+    return { s1: r1.requestsPerSec, s1p99: r1.p99, s2: rows / ((performance.now() - t0) / 1000) };
+  } finally {
+    await s.stop();
+  }
+}
+
+const mains = { old: path.join(path.resolve(oldRoot), 'dist/src/main.js'), new: path.join(ROOT, 'dist/src/main.js') };
+const got: Record<'old' | 'new', Figures[]> = { old: [], new: [] };
+for (let r = 0; r < rounds; r++) {
+  // Alternate which goes first, so neither always runs in the other's wake.
+  const order: ('old' | 'new')[] = r % 2 === 0 ? ['old', 'new'] : ['new', 'old'];
+  for (const which of order) {
+    const f = await measure(mains[which]);
+    got[which].push(f);
+    console.log(JSON.stringify({ round: r + 1, code: which, s1_rps: Math.round(f.s1), s1_p99_ms: f.s1p99, s2_rows_per_s: Math.round(f.s2) }));
+  }
+}
+const med = (which: 'old' | 'new', key: keyof Figures): number => median(got[which].map((f) => f[key]));
+const lines = [
+  `| | old | new | new / old |`,
+  `|---|---|---|---|`,
+  `| scenario 1, req/s (median of ${rounds}) | ${med('old', 's1').toFixed(0)} | ${med('new', 's1').toFixed(0)} | ${(med('new', 's1') / med('old', 's1')).toFixed(3)} |`,
+  `| scenario 1, p99 ms | ${med('old', 's1p99')} | ${med('new', 's1p99')} | |`,
+  `| scenario 2, rows/s, 4 clients | ${med('old', 's2').toFixed(0)} | ${med('new', 's2').toFixed(0)} | ${(med('new', 's2') / med('old', 's2')).toFixed(3)} |`,
+  '',
+  `Per pair (new / old): scenario 1 ${got.new.map((f, i) => (f.s1 / got.old[i]!.s1).toFixed(3)).join(', ')}; scenario 2 ${got.new.map((f, i) => (f.s2 / got.old[i]!.s2).toFixed(3)).join(', ')}.`,
+];
+console.log(lines.join('\n'));

@@ -1,0 +1,33 @@
+// What the pipeline hands the transport: an answer ready to write. Bytes go
+// out at once; a stream is pulled chunk by chunk as the client reads, and its
+// done hook runs once, however it ends.
+
+export type Answer =
+  | { kind: 'bytes'; status: number; contentType: string; body: string | Uint8Array; headers?: Record<string, string> }
+  | {
+      kind: 'stream';
+      status: number;
+      contentType: string;
+      headers?: Record<string, string>;
+      /** The next chunk, or null at the end. */
+      next(): Uint8Array | null;
+      /** Called once the stream no longer needs next(): it ended, the client left, or it was never started. */
+      done?(): void;
+    }
+  /** Nothing to write: the client left (or the time budget answered) before the answer was rendered. */
+  | { kind: 'none' };
+
+export const NOTHING: Answer = { kind: 'none' };
+
+/** Gives back what an answer holds when it will never be written (a stream's page slot). */
+export function discard(answer: Answer): void {
+  if (answer.kind === 'stream') answer.done?.();
+}
+
+/** Headers on every answer, whatever carries it. */
+export const COMMON_HEADERS: readonly (readonly [string, string])[] = [
+  ['X-Content-Type-Options', 'nosniff'],
+  ['Access-Control-Allow-Origin', '*'],
+  // Without this a browser script on another origin sees none of the paging or validator headers.
+  ['Access-Control-Expose-Headers', 'ETag, X-Total-Count, X-Page, X-Limit, X-Request-Id, X-Cache'],
+];

@@ -1,0 +1,74 @@
+// The pipeline in-process, in the manner of Fastify's inject: a request in,
+// the whole answer out, through the same stages as over HTTP and without a
+// socket. The CLI answers with it, and tests that are not about sockets use it.
+
+import type { Answer } from './answer.js';
+import { COMMON_HEADERS } from './answer.js';
+import { Exchange, type Incoming } from './exchange.js';
+import { compilePipeline, type Pipeline } from './pipeline.js';
+import type { Service } from './service.js';
+
+export interface Injected {
+  status: number;
+  /** Header names in lower case. */
+  headers: Record<string, string>;
+  body: Buffer;
+  /** The body as UTF-8 text. */
+  text(): string;
+  /** The body parsed as JSON. */
+  json<T = unknown>(): T;
+}
+
+export interface InjectOptions {
+  method?: string;
+  headers?: Record<string, string>;
+}
+
+const pipelines = new WeakMap<Service<unknown>, Pipeline>();
+let injected = 0;
+
+function pipelineOf<Ctx>(service: Service<Ctx>): Pipeline {
+  let p = pipelines.get(service as Service<unknown>);
+  if (p === undefined) pipelines.set(service as Service<unknown>, (p = compilePipeline(service)));
+  return p;
+}
+
+/** Answers `url` (path and query, as sent) as the server would; a stream is read to its end. */
+export async function inject<Ctx>(service: Service<Ctx>, url: string, o: InjectOptions = {}): Promise<Injected> {
+  const q = url.indexOf('?');
+  const headers = Object.fromEntries(Object.entries(o.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+  const method = (o.method ?? 'GET').toLowerCase();
+  const req: Incoming = {
+    method,
+    methodText: o.method ?? 'GET',
+    path: q < 0 ? url : url.slice(0, q),
+    query: q < 0 ? '' : url.slice(q + 1),
+    host: headers.host ?? 'localhost',
+    ifNoneMatch: headers['if-none-match'] ?? '',
+    headerBytes: Object.entries(headers).reduce((n, [k, v]) => n + k.length + v.length + 4, 0),
+  };
+  const ex = new Exchange(`inject-${(++injected).toString(36)}`);
+  const answer: Answer = await pipelineOf(service).dispatch(req, ex);
+  if (answer.kind === 'none') throw new Error('inject: the pipeline gave no answer');
+  const out: Record<string, string> = {};
+  for (const [k, v] of COMMON_HEADERS) out[k.toLowerCase()] = v;
+  out['x-request-id'] = ex.requestId;
+  out['content-type'] = answer.contentType;
+  for (const [k, v] of Object.entries(answer.headers ?? {})) out[k.toLowerCase()] = v;
+  const body = method === 'head' ? Buffer.alloc(0) : bodyOf(answer);
+  if (answer.kind === 'stream' && method === 'head') answer.done?.();
+  return { status: answer.status, headers: out, body, text: () => body.toString('utf8'), json: <T>() => JSON.parse(body.toString('utf8')) as T };
+}
+
+/** Every byte of an answer; a stream is pulled to its end and its resources given back. */
+function bodyOf(answer: Exclude<Answer, { kind: 'none' }>): Buffer {
+  if (answer.kind === 'bytes') return typeof answer.body === 'string' ? Buffer.from(answer.body, 'utf8') : Buffer.from(answer.body);
+  const chunks: Buffer[] = [];
+  try {
+    // Copied: a chunk may be a view of a page slot that goes back when the stream is done.
+    for (let c = answer.next(); c !== null; c = answer.next()) chunks.push(Buffer.from(c));
+  } finally {
+    answer.done?.();
+  }
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,169 @@
+// The request pipeline, without the transport: a straight line of named
+// stages, in the manner of Fastify's lifecycle. limits -> preflight -> asset
+// -> route -> freshness -> cache -> validate -> handle (within the time
+// budget) -> render. Each stage either passes the request on or ends it with
+// an answer (or an ApiError, which the error stage renders). The uWS adapter
+// (http.ts), the CLI and the tests (inject.ts) all call dispatch().
+//
+// A handler that answers synchronously (one government's history, run on a
+// front thread) is answered synchronously: no promise, no timer.
+
+import type { Answer } from './answer.js';
+import { NOTHING } from './answer.js';
+import { ApiError, apiError } from './errors.js';
+import { fail } from './envelope.js';
+import type { Exchange, Incoming } from './exchange.js';
+import { etagMatches, validatorsOf } from './freshness.js';
+import { JSON_ONLY } from './formats.js';
+import { isDraining } from './lifecycle.js';
+import { parseQueryString } from './query.js';
+import { JSON_TYPE, render, renderEnvelope, type RenderContext } from './render.js';
+import type { Reply, RouteSpec } from './route-spec.js';
+import { Router, type Match } from './router.js';
+import type { Service } from './service.js';
+import { compileValidator, type Validator } from './validate.js';
+
+export const MAX_URL = 8192;
+export const MAX_HEADER_BYTES = 16_384;
+
+interface Compiled<Ctx> {
+  spec: RouteSpec<Ctx>;
+  validate: Validator<Ctx>;
+}
+
+export interface Pipeline {
+  dispatch(req: Incoming, ex: Exchange): Answer | Promise<Answer>;
+}
+
+/** A service with its routes compiled: what every stage reads. */
+interface Line<Ctx> {
+  service: Service<Ctx>;
+  router: Router<Compiled<Ctx>>;
+}
+
+export function compilePipeline<Ctx>(service: Service<Ctx>): Pipeline {
+  const router = new Router<Compiled<Ctx>>();
+  for (const spec of service.routes) router.add(spec.path, { spec, validate: compileValidator(spec) });
+  Object.freeze(service.routes);
+  const line: Line<Ctx> = { service, router };
+  return {
+    dispatch(req, ex) {
+      try {
+        return limits(req) ?? preflight(req) ?? asset(service, req) ?? routed(line, req, ex);
+      } catch (err) {
+        return errorAnswer(err, ex, req.path);
+      }
+    },
+  };
+}
+
+/** Refuses what is too large to read, and everything while draining. */
+function limits(req: Incoming): undefined {
+  if (isDraining()) throw apiError('E_BUSY', 'The server is shutting down; retry in a moment.');
+  if (req.path.length + req.query.length > MAX_URL) throw apiError('E_URI_TOO_LONG', `URL longer than ${MAX_URL} characters.`);
+  // uWS accepts very large headers; ours is a GET-only API, so anything past 16 KB in all is refused.
+  if (req.headerBytes > MAX_HEADER_BYTES) {
+    throw apiError('E_HEADERS_TOO_LARGE', `Request headers of ${req.headerBytes} bytes; at most ${MAX_HEADER_BYTES} are accepted.`);
+  }
+  return undefined;
+}
+
+/** CORS preflight, and the methods a read-only API refuses. */
+function preflight(req: Incoming): Answer | undefined {
+  if (req.method === 'options') {
+    return {
+      kind: 'bytes', status: 204, contentType: 'text/plain; charset=utf-8', body: '',
+      headers: { 'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS', 'Access-Control-Allow-Headers': '*', 'Access-Control-Max-Age': '86400' },
+    };
+  }
+  if (req.method !== 'get' && req.method !== 'head') {
+    throw apiError('E_METHOD', `Method ${req.methodText.slice(0, 16)} is not allowed; this API is read-only (GET, HEAD).`);
+  }
+  return undefined;
+}
+
+function asset<Ctx>(service: Service<Ctx>, req: Incoming): Answer | undefined {
+  const a = service.assets.get(req.path);
+  return a === undefined ? undefined : { kind: 'bytes', status: 200, contentType: a.contentType, body: a.body, headers: a.headers };
+}
+
+function route<Ctx>(line: Line<Ctx>, req: Incoming): Match<Compiled<Ctx>> {
+  const match = line.router.match(req.path);
+  if (match === undefined) {
+    const shown = req.path.length > 200 ? `${req.path.slice(0, 200)}...` : req.path;
+    throw apiError('E_NOT_FOUND', `No route ${shown}. See /openapi.json for the routes of this service.`);
+  }
+  return match;
+}
+
+function freshness<Ctx>(service: Service<Ctx>, spec: RouteSpec<Ctx>, url: string): Record<string, string> | undefined {
+  return spec.cacheable && service.etagSeed !== undefined ? validatorsOf(service.etagSeed, url) : undefined;
+}
+
+/** The validate and handle stages: typed parameters, then the route's handler. */
+function handle<Ctx>(service: Service<Ctx>, match: Match<Compiled<Ctx>>, req: Incoming, url: string, ex: Exchange): Reply | Promise<Reply> {
+  const params = match.route.validate(parseQueryString(req.query), match.values, service.ctx);
+  return match.route.spec.handle({ params, ctx: service.ctx, host: req.host, url, get signal() { return ex.signal(); } });
+}
+
+/** The routed part of the line: route, freshness, cache, validate, handle, render. */
+function routed<Ctx>(line: Line<Ctx>, req: Incoming, ex: Exchange): Answer | Promise<Answer> {
+  const { service } = line;
+  const match = route(line, req);
+  const spec = match.route.spec;
+  const url = req.query === '' ? req.path : `${req.path}?${req.query}`;
+  const validators = freshness(service, spec, url);
+  if (validators !== undefined && req.ifNoneMatch !== '' && etagMatches(req.ifNoneMatch, validators.ETag!)) {
+    return { kind: 'bytes', status: 304, contentType: JSON_TYPE, body: '', headers: validators };
+  }
+  const cacheKey = spec.cacheable && service.cache ? url : null;
+  const hit = cacheKey === null ? undefined : service.cache!.get(cacheKey);
+  if (hit !== undefined) return { kind: 'bytes', status: 200, contentType: JSON_TYPE, body: hit, headers: { 'X-Cache': 'hit', ...validators } };
+  const rc: RenderContext = { validators, cacheKey, cache: service.cache, gone: false, formats: spec.formats ?? JSON_ONLY };
+  const reply = handle(service, match, req, url, ex);
+  if (!(reply instanceof Promise)) return render(reply, rc);
+  // render() serializes, and rows write themselves then: a throw there is answered too (500).
+  return withinBudget(service.timeoutMs, reply, ex, rc, req.path);
+}
+
+/** Awaits the handler within the time budget: past it a 504, and the job is cancelled. */
+function withinBudget(ms: number | undefined, reply: Promise<Reply>, ex: Exchange, rc: RenderContext, path: string): Promise<Answer> {
+  const rendered = (r: Reply): Answer => {
+    rc.gone = ex.gone;
+    return render(r, rc);
+  };
+  if (ms === undefined) return reply.then(rendered).catch((err: unknown) => errorAnswer(err, ex, path));
+  return new Promise<Answer>((resolve) => {
+    let over = false;
+    const timer = setTimeout(() => {
+      over = true;
+      ex.cancel();
+      resolve(errorAnswer(apiError('E_TIMEOUT', `The request took longer than ${ms} ms and was cancelled; ask for less at once (fewer years or governments, a smaller limit) or page through it.`), ex, path));
+    }, ms);
+    reply.then(
+      (r) => {
+        if (over) { if (r.kind === 'stream') r.done?.(); return; }
+        clearTimeout(timer);
+        try { resolve(rendered(r)); } catch (err) { resolve(errorAnswer(err, ex, path)); }
+      },
+      (err: unknown) => {
+        if (over) return;
+        clearTimeout(timer);
+        resolve(errorAnswer(err, ex, path));
+      },
+    );
+  });
+}
+
+/** The error stage: an ApiError is its envelope; anything else a logged 500 naming the request id. */
+function errorAnswer(err: unknown, ex: Exchange, path: string): Answer {
+  // The client left, or the time budget answered already, and the job was cancelled: nothing to answer or report.
+  if (ex.gone) return NOTHING;
+  const rc: RenderContext = { validators: undefined, cacheKey: null, cache: undefined, gone: false, formats: JSON_ONLY };
+  if (err instanceof ApiError) {
+    const headers: Record<string, string> | undefined = err.status === 405 ? { Allow: 'GET, HEAD, OPTIONS' } : err.status === 503 ? { 'Retry-After': '1' } : undefined;
+    return renderEnvelope(err.status, fail(err), headers, rc);
+  }
+  console.error(JSON.stringify({ level: 'error', requestId: ex.requestId, path, error: err instanceof Error ? err.stack : String(err) }));
+  return renderEnvelope(500, fail(apiError('E_INTERNAL', `Internal error; request id ${ex.requestId}.`), ex.requestId), undefined, rc);
+}
