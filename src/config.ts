@@ -24,6 +24,8 @@ export interface Config {
   poolQueue: number;
   requestTimeoutMs: number;
   csvPageSlots: number;
+  /** Start on a port another instance already serves (SO_REUSEPORT), splitting its connections. */
+  sharePort: boolean;
   /** The worker-fault test hook (CIVICSTREAM_FAULTS=1); not a user setting, so not in CONFIG_VARS. */
   testFaults: boolean;
 }
@@ -49,6 +51,7 @@ export const CONFIG_VARS: ConfigVar[] = [
   { env: 'CSV_PAGE_SLOTS', default: '12', description: 'Slots of shared memory (10 MB each, resident once written) that workers write CSV pages into and streams read from; a page with no slot free is formatted on the thread serving the request as its client reads it. 0 turns them off.' },
   { env: 'REQUEST_TIMEOUT_MS', default: '30000', description: 'Time budget of a request until its answer starts; past it a 504 envelope, and its job is cancelled.' },
   { env: 'SHUTDOWN_GRACE_MS', default: '10000', description: 'On SIGTERM or SIGINT: stop listening, then wait this long at most for the requests in flight to be answered before exiting.' },
+  { env: 'SHARE_PORT', default: 'false', description: 'true: start even when another civicstream already serves the port, and let the kernel spread connections over both (this uWS build listens with SO_REUSEPORT). By default such a start is refused, naming the port, so that a second instance never silently takes half the traffic.' },
   { env: 'ACCESS_LOG', default: 'true', description: 'One JSON line per request on stdout (no query values).' },
 ];
 
@@ -58,6 +61,13 @@ function int(env: NodeJS.ProcessEnv, name: string, dflt: number, min: number, ma
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}; got '${raw}'.`);
   return n;
+}
+
+function bool(env: NodeJS.ProcessEnv, name: string, dflt: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return dflt;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  throw new Error(`${name} must be true or false; got '${raw}'.`);
 }
 
 const dataDir = (raw: string | undefined, dflt: string): string =>
@@ -86,6 +96,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     poolQueue: int(env, 'POOL_QUEUE', 64, 0, 100_000),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1, 3_600_000),
     csvPageSlots: int(env, 'CSV_PAGE_SLOTS', 12, 0, 1024),
+    sharePort: bool(env, 'SHARE_PORT', false),
     testFaults: testFaults(env),
   };
 }

@@ -13,12 +13,15 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Config } from './config.js';
 import { financeCtx, financeService, type FinanceData } from './finance/service.js';
+import { shareLogCounters } from './server/access-log.js';
 import { buildApp, drain, inFlight } from './server/http.js';
 import { loadUws, type UWS } from './server/uws.js';
 
 export interface FrontData {
   config: Config;
   data: FinanceData;
+  /** The process's access-log counters (dropped lines), shared by every thread. */
+  logCounters: SharedArrayBuffer;
 }
 
 /**
@@ -45,7 +48,8 @@ parentPort!.on('message', (m: unknown) => {
 });
 
 async function run(): Promise<void> {
-  const { config, data } = workerData as FrontData;
+  const { config, data, logCounters } = workerData as FrontData;
+  shareLogCounters(logCounters);
   const uws = loadUws();
   const ctx = await financeCtx(config, data, { inline: true });
   app = buildApp(uws, financeService(ctx, config));

@@ -14,6 +14,8 @@ import { LoadError } from './corpus/load-error.js';
 import { collectGarbage } from './corpus/shared.js';
 import { loadFinance, loadFinanceData, financeService, type FinanceData } from './finance/service.js';
 import { loadArrests, arrestsService } from './arrests/service.js';
+import { shareLogCounters } from './server/access-log.js';
+import { assertPortFree } from './server/port-check.js';
 import { buildApp, drain, inFlight } from './server/http.js';
 import { loadUws, type UWS } from './server/uws.js';
 import type { FrontData, FrontEvent } from './front.js';
@@ -52,6 +54,9 @@ interface FinanceServer {
 async function main(): Promise<void> {
   const t0 = performance.now();
   const config = readConfig();
+  // Refused before the corpus loads: a port taken (by a civicstream or anything else) is known at once.
+  await assertPortFree(config.host, config.financePort, 'FINANCE_PORT', config.sharePort);
+  await assertPortFree(config.host, config.arrestsPort, 'ARRESTS_PORT', config.sharePort);
   const uws = loadUws();
   const [finance, arrests] = await Promise.all([
     config.frontThreads > 1 ? startFronts(config) : startHere(uws, config),
@@ -120,7 +125,7 @@ async function startFronts(config: Config): Promise<FinanceServer> {
   };
   /** A front thread, resolved once it has built its context; listen() then starts it on a port. */
   const spawn = (k: number): Promise<{ listen(port: number): Promise<number> }> => new Promise((ready, fail) => {
-    const w = new Worker(new URL('./front.js', import.meta.url), { workerData: { config: frontShare(config, k), data: data! } satisfies FrontData });
+    const w = new Worker(new URL('./front.js', import.meta.url), { workerData: { config: frontShare(config, k), data: data!, logCounters: shareLogCounters() } satisfies FrontData });
     frontThreads.push(w);
     // Until it listens, a failure fails its start (the server refuses to start); after, it takes the service down.
     let listening: { resolve(port: number): void; reject(e: Error): void } | null = null;

@@ -124,7 +124,8 @@ describe('front threads at a failed start', () => {
     try {
       const port = (taken.address() as net.AddressInfo).port;
       // The finance API is already listening when the school API fails to: the process must still exit cleanly.
-      const proc = spawn(process.execPath, [MAIN], { env: { ...process.env, FINANCE_PORT: '0', ARRESTS_PORT: String(port), ACCESS_LOG: 'false', WORKERS: '1', FRONT_THREADS: '2' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      // SHARE_PORT skips the check before loading, which would refuse the taken port before anything listens.
+      const proc = spawn(process.execPath, [MAIN], { env: { ...process.env, FINANCE_PORT: '0', ARRESTS_PORT: String(port), ACCESS_LOG: 'false', WORKERS: '1', FRONT_THREADS: '2', SHARE_PORT: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '', stderr = '';
       proc.stdout!.on('data', (d) => { stdout += d; });
       proc.stderr!.on('data', (d) => { stderr += d; });

@@ -3,43 +3,9 @@
 // good (one client held a descriptor per HEAD) and broke the next request on
 // it; these tests send HEAD over raw sockets and watch what the server does.
 
-import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { arrestsUrl, financeUrl } from './helpers/http.js';
-
-const portOf = (base: string): number => Number(new URL(base).port);
-
-interface Exchange {
-  /** Everything the server sent, as latin1 text. */
-  text: string;
-  /** ms from the first write until the server closed, or null if it was still open at the deadline. */
-  closedAfter: number | null;
-}
-
-/** Writes each request (after the given delay in ms), then waits until the server closes or deadlineMs passes. */
-function exchange(port: number, writes: [number, string][], deadlineMs: number): Promise<Exchange> {
-  return new Promise((resolve, reject) => {
-    const sock = net.connect(port, '127.0.0.1');
-    let text = '';
-    const t0 = Date.now();
-    const timer = setTimeout(() => { sock.destroy(); resolve({ text, closedAfter: null }); }, deadlineMs);
-    sock.on('data', (d) => { text += d.toString('latin1'); });
-    sock.on('error', (e) => { clearTimeout(timer); reject(e); });
-    sock.on('close', () => { clearTimeout(timer); resolve({ text, closedAfter: Date.now() - t0 }); });
-    sock.on('connect', () => { for (const [delay, req] of writes) setTimeout(() => sock.write(req), delay); });
-  });
-}
-
-const req = (method: string, path: string): string => `${method} ${path} HTTP/1.1\r\nHost: test\r\n\r\n`;
-const statuses = (text: string): number[] => [...text.matchAll(/^HTTP\/1\.1 (\d{3})/gm)].map((m) => Number(m[1]));
-
-/** The status line and headers of every answer, by status order; bodies are not parsed. */
-function contentLengths(text: string): (number | null)[] {
-  return text.split(/^HTTP\/1\.1 /m).slice(1).map((a) => {
-    const m = /\r\ncontent-length: (\d+)\r\n/i.exec(a.split('\r\n\r\n')[0] + '\r\n');
-    return m ? Number(m[1]) : null;
-  });
-}
+import { contentLengths, exchange, portOf, req, statuses } from './helpers/raw-http.js';
 
 // JSON, an error envelope, an asset, a CSV stream, on both services.
 const CASES: [string, () => string, string][] = [

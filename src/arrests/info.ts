@@ -4,6 +4,7 @@
 import { ok } from '../server/envelope.js';
 import type { ServiceDocs } from '../server/docs-text.js';
 import { openStreams } from '../server/lifecycle.js';
+import { accessLogStats, memoryStats } from '../server/process-stats.js';
 import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
 import type { ArrestsCtx } from './context.js';
 import { MODELS, partitionId, type SchoolYear } from './models.js';
@@ -55,7 +56,8 @@ export function health(req: RouteRequest<ArrestsCtx>): Reply {
     status: 'ok',
     mirror: { districts: ctx.districts.length, shards: ctx.manifest.shards.length, draw_rows: ctx.summaries.build.rows },
     summaries: ctx.summaries.build,
-    memory: { rss_bytes: process.memoryUsage.rss(), heap_used_bytes: process.memoryUsage().heapUsed },
+    memory: memoryStats(),
+    access_log: accessLogStats(),
     open_streams: openStreams(),
     uptime_s: Math.round((Date.now() - ctx.startedAt) / 1000),
   }]));

@@ -16,3 +16,13 @@ export function etagMatches(header: string, etag: string): boolean {
   if (header.trim() === '*') return true;
   return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
 }
+
+/**
+ * ETag and Cache-Control of a fixed file (the docs and explorer pages): the
+ * digest of its bytes, so a new build's page is a new tag. Browsers revalidate
+ * after five minutes, and the answer to that is a bodiless 304.
+ */
+export function assetValidators(body: string | Uint8Array): Record<string, string> {
+  const tag = hash('sha256', body, 'base64url').slice(0, 27);
+  return { ETag: `"${tag}"`, 'Cache-Control': 'public, max-age=300' };
+}

@@ -56,8 +56,8 @@ export class Outgoing<Ctx> {
     const res = this.res;
     res.cork(() => {
       this.writeHead(status, answer.contentType, answer.headers);
-      // A 304 repeats no length: it would have to be the 200's, which was never computed.
-      if (status === 304) res.endWithoutBody();
+      // A 304 repeats no length: it would have to be the 200's, which was never computed. A 204 has none (RFC 9110 8.6).
+      if (status === 304 || status === 204) res.endWithoutBody();
       else if (this.head) {
         // The length goes in as a header: endWithoutBody(length) leaves this uWS build's connection without its
         // idle timeout and breaks the next request on it (test/head.test.ts), a descriptor held for good per HEAD.

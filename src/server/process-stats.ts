@@ -1,0 +1,18 @@
+// Figures of the process for /health that never fail the answer: reading the
+// resident set size is a system call that fails when the process is out of
+// descriptors (EMFILE), exactly when an operator most needs /health.
+
+import v8 from 'node:v8';
+import { accessLogStats } from './access-log.js';
+
+export function memoryStats(): { rss_bytes: number | null; heap_used_bytes: number } {
+  let rss: number | null = null;
+  try {
+    rss = process.memoryUsage.rss();
+  } catch {
+    // Reported as null: the answer still says everything else.
+  }
+  return { rss_bytes: rss, heap_used_bytes: v8.getHeapStatistics().used_heap_size };
+}
+
+export { accessLogStats };
