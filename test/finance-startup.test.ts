@@ -1,7 +1,7 @@
 // Start-up refuses a faulty mirror, naming the file and the problem, and never
 // serves a partial corpus; the legacy-schema fixtures load.
 
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, readdirSync, statSync, truncateSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, openSync, closeSync, readSync, writeSync, readFileSync, rmSync, symlinkSync, writeFileSync, readdirSync, statSync, truncateSync, utimesSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
@@ -264,3 +264,81 @@ describe('load cache', () => {
     await refuses(dir, /year=2019\/part-0\.parquet: sha256 does not match/);
   });
 });
+
+// Issue 23, finding 6: the cache's key says which cache to read, not that its bytes are intact.
+describe('load cache integrity', () => {
+  const paths = ['/api/v1/governments/062037161174/spending?expenditure_concept=total', '/api/v1/spending?state=TX&type=county&years=2011-2020&limit=1000'];
+  const answers = async (url: string) => (await Promise.all(paths.map((p) => get(p, undefined, url)))).map((r) => r.body.data);
+
+  it('bytes flipped in place (same size and mtime) are found at load: a log line, a full load from parquet, the right numbers, a new cache', async () => {
+    const dir = mirror();
+    const full = await startServer({ FINANCE_DATA: dir, WORKERS: '1' });
+    const truth = await answers(full.url);
+    await full.stop();
+    const cacheDir = path.join(dir, '.civicstream-cache');
+    const file = path.join(cacheDir, readdirSync(cacheDir)[0]!);
+    const st = statSync(file);
+    // Flip a run of bytes three quarters in (the amounts and groups), keeping size and mtime.
+    const fd = openSync(file, 'r+');
+    const at = Math.floor(st.size * 0.75);
+    const b = Buffer.alloc(64);
+    readSync(fd, b, 0, 64, at);
+    for (let i = 0; i < b.length; i++) b[i]! ^= 0x5a;
+    writeSync(fd, b, 0, 64, at);
+    closeSync(fd);
+    utimesSync(file, st.atime, st.mtime);
+    expect(statSync(file).size).toBe(st.size);
+
+    const again = await startServer({ FINANCE_DATA: dir, WORKERS: '1' });
+    expect(again.ready.loader_threads).toBeGreaterThan(0);
+    expect(again.stderr()).toMatch(/"event":"load_cache_rejected".*does not match its sha256/);
+    expect(await answers(again.url)).toEqual(truth);
+    await again.stop();
+
+    const third = await startServer({ FINANCE_DATA: dir, WORKERS: '1' });
+    expect(third.ready.loader_threads).toBe(0);
+    expect(third.stderr()).not.toContain('load_cache_rejected');
+    expect(await answers(third.url)).toEqual(truth);
+    await third.stop();
+  }, 120_000);
+
+  it('a cache from another manifest is not read', async () => {
+    const dir = mirror();
+    await (await startServer({ FINANCE_DATA: dir, WORKERS: '1' })).stop();
+    const cacheDir = path.join(dir, '.civicstream-cache');
+    const file = path.join(cacheDir, readdirSync(cacheDir)[0]!);
+    const text = readFileSync(file);
+    const nl = text.indexOf(10);
+    const header = JSON.parse(text.subarray(0, nl).toString('utf8'));
+    header.manifest_sha256 = header.manifest_sha256.replace(/^./, (c: string) => (c === '0' ? '1' : '0'));
+    writeFileSync(file, Buffer.concat([Buffer.from(JSON.stringify(header)), text.subarray(nl)]));
+    const s = await startServer({ FINANCE_DATA: dir, WORKERS: '1' });
+    expect(s.ready.loader_threads).toBeGreaterThan(0);
+    expect(s.stderr()).toContain('it was built from another manifest');
+    await s.stop();
+  }, 120_000);
+
+  it('under the shared temp directory: one private (0700) directory per user, and a directory others can write is never read', async () => {
+    const dir = mirror();
+    // The mirror's own cache place is taken by a file, so the cache goes under TMPDIR.
+    writeFileSync(path.join(dir, '.civicstream-cache'), 'not a directory');
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'civicstream-tmp-'));
+    tmpRoots.push(tmp);
+    const env = { FINANCE_DATA: dir, WORKERS: '1', TMPDIR: tmp };
+    await (await startServer(env)).stop();
+    const mine = path.join(tmp, `civicstream-cache-${process.getuid!()}`);
+    expect(statSync(mine).mode & 0o777).toBe(0o700);
+    const [leaf] = readdirSync(mine);
+    expect(statSync(path.join(mine, leaf!)).mode & 0o777).toBe(0o700);
+    const cached = await startServer(env);
+    expect(cached.ready.loader_threads).toBe(0);
+    await cached.stop();
+
+    chmodSync(mine, 0o777);
+    const open = await startServer(env);
+    expect(open.ready.loader_threads).toBeGreaterThan(0);
+    expect(open.stderr()).toMatch(/load_cache_rejected.*writable by others \(mode 777\)/);
+    await open.stop();
+  }, 120_000);
+});
+

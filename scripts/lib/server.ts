@@ -18,6 +18,8 @@ export interface Running {
   port: number;
   proc: ChildProcess;
   ready: Record<string, unknown>;
+  /** What the server wrote on stderr so far. */
+  stderr(): string;
   stop(): Promise<number | null>;
 }
 
@@ -45,7 +47,7 @@ export function startServer(env: Record<string, string> = {}, timeoutMs = 60_000
       clearTimeout(timer);
       const port = Number(ready.port);
       resolve({
-        url: `http://127.0.0.1:${port}`, arrestsUrl: `http://127.0.0.1:${Number(arrests.port)}`, port, proc, ready,
+        url: `http://127.0.0.1:${port}`, arrestsUrl: `http://127.0.0.1:${Number(arrests.port)}`, port, proc, ready, stderr: () => err,
         stop: () => new Promise((r) => { if (proc.exitCode !== null) return r(proc.exitCode); proc.once('exit', (c) => r(c)); proc.kill('SIGTERM'); }),
       });
     });

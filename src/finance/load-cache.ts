@@ -7,9 +7,18 @@
 // row order), and each partition's size and
 // modification time: any change to the mirror is a miss and a full, verified
 // load. CIVICSTREAM_LOAD_CACHE=off disables it.
+//
+// The key says which cache to read, not that its bytes are intact: bytes
+// flipped in place (same size and mtime) would be served as the corpus. So the
+// header carries the sha256 of the manifest it was built from and of every
+// column's bytes, checked as the bytes are read (chunk by chunk, while they are
+// in the CPU's cache); any mismatch is a log line, the file removed, and a full
+// load from parquet that writes a new one. A directory the cache lives in must
+// be this user's and writable by no one else (the temp one, one per user, is
+// made 0700): a file another user could write is never read.
 
-import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { createHash, type Hash } from 'node:crypto';
+import { closeSync, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { allocColumn, type Kind, type SharedColumn } from '../corpus/shared.js';
@@ -19,10 +28,15 @@ import { withGovMeta } from './corpus-layout.js';
 import { buildEngineCatalog } from './engine-catalog.js';
 
 // 2: rows inside a group are ordered by rowCategoryKey. 3: rows and groups are government-major (governmentMajor).
-const FORMAT = 'civicstream-finance-load-cache-3';
+// 4: the header carries the manifest's sha256 and each column's.
+const FORMAT = 'civicstream-finance-load-cache-4';
 const COLUMNS = ['code', 'hcode', 'amt', 'flags', 'gGov', 'gYear', 'gStart', 'gPop', 'gPopYear', 'govGroupStart', 'govGroups'] as const;
+/** Bytes read and hashed at a time: small enough to stay in the CPU's cache between the read and the hash. */
+const CHUNK = 4 << 20;
 
 const enabled = (): boolean => (process.env.CIVICSTREAM_LOAD_CACHE ?? 'on') !== 'off';
+
+const manifestDigest = (cat: Catalog): string => createHash('sha256').update(readFileSync(path.join(cat.dir, 'manifest.json'))).digest('hex');
 
 function key(cat: Catalog, codesAtSeed: number): string {
   const h = createHash('sha256').update(FORMAT).update(readFileSync(path.join(cat.dir, 'manifest.json')));
@@ -36,39 +50,128 @@ function key(cat: Catalog, codesAtSeed: number): string {
   return h.digest('hex').slice(0, 32);
 }
 
+const myUid = (): number | undefined => process.getuid?.();
+
 function candidates(cat: Catalog, k: string): string[] {
-  const tmp = path.join(os.tmpdir(), 'civicstream-cache', createHash('sha256').update(cat.dir).digest('hex').slice(0, 16));
+  // Each user's own directory under the shared temp directory: never one another user made.
+  const tmp = path.join(os.tmpdir(), `civicstream-cache-${myUid() ?? 'user'}`, createHash('sha256').update(cat.dir).digest('hex').slice(0, 16));
   return [path.join(cat.dir, '.civicstream-cache', `corpus-${k}.bin`), path.join(tmp, `corpus-${k}.bin`)];
+}
+
+/** The directories a cache file's trust rests on: its own, and under the temp directory every level up to it. */
+function guardians(file: string): string[] {
+  const dirs = [path.dirname(file)];
+  const tmp = os.tmpdir();
+  if (file.startsWith(`${tmp}${path.sep}`)) {
+    for (let d = path.dirname(dirs[0]!); d.startsWith(`${tmp}${path.sep}`); d = path.dirname(d)) dirs.push(d);
+  }
+  return dirs;
+}
+
+/** Why a cache file or directory may not be trusted (another owner, writable by others, a link), or null. */
+export function untrusted(p: string): string | null {
+  const st = lstatSync(p);
+  const uid = myUid();
+  if (st.isSymbolicLink()) return `${p} is a symbolic link`;
+  if (uid !== undefined && st.uid !== uid) return `${p} belongs to uid ${st.uid}, not to this process (uid ${uid})`;
+  if ((st.mode & 0o022) !== 0) return `${p} is writable by others (mode ${(st.mode & 0o777).toString(8)})`;
+  return null;
+}
+
+/** Why the file at `file` (which may not exist yet) may not be trusted, checking its directories first. */
+function untrustedFile(file: string): string | null {
+  for (const d of guardians(file)) {
+    const why = untrusted(d);
+    if (why !== null) return why;
+  }
+  return existsSync(file) ? untrusted(file) : null;
+}
+
+/** Makes the cache file's directory, private (0700) where this makes it; false when it cannot be trusted. */
+function privateDirFor(file: string): boolean {
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  return untrustedFile(file) === null;
+}
+
+export interface CacheNotice {
+  event: 'load_cache_rejected';
+  file: string;
+  reason: string;
+}
+
+/** A cache that was found but not used is said on stderr (it is not an error: the start goes on from parquet). */
+function reject(file: string, reason: string, remove: boolean): null {
+  const notice: CacheNotice = { event: 'load_cache_rejected', file, reason };
+  process.stderr.write(`${JSON.stringify({ level: 'warn', ...notice, action: 'loading from parquet' })}\n`);
+  if (remove) rmSync(file, { force: true });
+  return null;
+}
+
+interface Header {
+  format: string;
+  key: string;
+  manifest_sha256: string;
+  nRows: number;
+  nGroups: number;
+  nGov: number;
+  extraCodes: string[];
+  columns: { name: string; kind: Kind; length: number; bytes: number; sha256: string }[];
+}
+
+/** Reads `bytes` at `pos` into `target`, hashing each chunk as it lands. */
+function readHashed(fd: number, target: Uint8Array, pos: number, h: Hash): void {
+  for (let done = 0; done < target.length;) {
+    const want = Math.min(CHUNK, target.length - done);
+    let got = 0;
+    while (got < want) {
+      const n = readSync(fd, target, done + got, want - got, pos + done + got);
+      if (n === 0) throw new Error('the file ends early');
+      got += n;
+    }
+    h.update(target.subarray(done, done + want));
+    done += want;
+  }
 }
 
 export async function readLoadCache(cat: Catalog): Promise<FinanceColumns | null> {
   if (!enabled()) return null;
   let k: string;
   try { k = key(cat, cat.codes.length); } catch { return null; }
-  const file = candidates(cat, k).find((f) => existsSync(f));
-  if (!file) return null;
+  for (const file of candidates(cat, k)) {
+    if (!existsSync(file)) continue;
+    const distrust = untrustedFile(file);
+    if (distrust !== null) { reject(file, distrust, false); continue; }
+    return readVerified(cat, file, k);
+  }
+  return null;
+}
+
+/** The columns of a cache file whose header, manifest and every column's sha256 match; else null (and the file removed). */
+function readVerified(cat: Catalog, file: string, k: string): FinanceColumns | null {
   let fd = -1;
   try {
     fd = openSync(file, 'r');
     const head = Buffer.alloc(64 * 1024);
     readSync(fd, head, 0, head.length, 0);
     const nl = head.indexOf(10);
-    const header = JSON.parse(head.subarray(0, nl).toString('utf8'));
-    if (header.format !== FORMAT || header.key !== k) return null;
+    const header = JSON.parse(head.subarray(0, nl).toString('utf8')) as Header;
+    if (header.format !== FORMAT || header.key !== k) return reject(file, 'its header is not of this format and key', true);
+    if (header.manifest_sha256 !== manifestDigest(cat)) return reject(file, 'it was built from another manifest', true);
     let pos = nl + 1;
     const cols: Record<string, SharedColumn> = {};
-    for (const c of header.columns as { name: string; kind: Kind; length: number; bytes: number }[]) {
+    for (const c of header.columns) {
       const { column } = allocColumn(c.kind, c.length);
-      const target = new Uint8Array(column.buffer as unknown as ArrayBuffer, 0, c.bytes);
-      for (let done = 0; done < c.bytes;) done += readSync(fd, target, done, c.bytes - done, pos + done);
+      const h = createHash('sha256');
+      readHashed(fd, new Uint8Array(column.buffer as unknown as ArrayBuffer, 0, c.bytes), pos, h);
+      if (h.digest('hex') !== c.sha256) return reject(file, `column ${c.name} does not match its sha256`, true);
       pos += c.bytes;
       cols[c.name] = column;
     }
-    if (pos !== fstatSync(fd).size) return null;
-    for (const extra of header.extraCodes as string[]) if (!cat.codeId.has(extra)) { cat.codeId.set(extra, cat.codes.length); cat.codes.push(extra); }
+    if (pos !== fstatSync(fd).size) return reject(file, 'it has bytes past its last column', true);
+    for (const extra of header.extraCodes) if (!cat.codeId.has(extra)) { cat.codeId.set(extra, cat.codes.length); cat.codes.push(extra); }
     return withGovMeta({ nRows: header.nRows, nGroups: header.nGroups, nGov: header.nGov, ...(cols as Record<(typeof COLUMNS)[number], SharedColumn>) });
-  } catch {
-    return null;
+  } catch (err) {
+    return reject(file, `it cannot be read (${err instanceof Error ? err.message : String(err)})`, true);
   } finally {
     if (fd >= 0) closeSync(fd);
   }
@@ -78,19 +181,23 @@ export async function readLoadCache(cat: Catalog): Promise<FinanceColumns | null
 export function writeLoadCache(cat: Catalog, columns: FinanceColumns, codesAtSeed: number): void {
   if (!enabled()) return;
   const k = key(cat, codesAtSeed);
-  const header = {
-    format: FORMAT, key: k, nRows: columns.nRows, nGroups: columns.nGroups, nGov: columns.nGov,
+  const bytesOf = (name: (typeof COLUMNS)[number]): Uint8Array => new Uint8Array(columns[name].buffer as unknown as ArrayBuffer);
+  const header: Header = {
+    format: FORMAT, key: k, manifest_sha256: manifestDigest(cat), nRows: columns.nRows, nGroups: columns.nGroups, nGov: columns.nGov,
     extraCodes: cat.codes.slice(codesAtSeed),
-    columns: COLUMNS.map((name) => ({ name, kind: columns[name].kind, length: columns[name].length, bytes: columns[name].buffer.byteLength })),
+    columns: COLUMNS.map((name) => ({
+      name, kind: columns[name].kind, length: columns[name].length, bytes: columns[name].buffer.byteLength,
+      sha256: createHash('sha256').update(bytesOf(name)).digest('hex'),
+    })),
   };
   for (const file of candidates(cat, k)) {
     const tmp = `${file}.${process.pid}.tmp`;
     try {
-      mkdirSync(path.dirname(file), { recursive: true });
-      const fd = openSync(tmp, 'w');
+      if (!privateDirFor(file)) continue;
+      const fd = openSync(tmp, 'w', 0o600);
       try {
         writeSync(fd, `${JSON.stringify(header)}\n`);
-        for (const name of COLUMNS) writeSync(fd, new Uint8Array(columns[name].buffer as unknown as ArrayBuffer));
+        for (const name of COLUMNS) writeSync(fd, bytesOf(name));
       } finally {
         closeSync(fd);
       }
