@@ -190,7 +190,8 @@ describe('provenance', () => {
     }
     expect(body.provenance.harmonization).toMatchObject({ applied: true, na_rows_excluded: expect.any(Number), na_amount_excluded: expect.any(Number) });
     expect(body.provenance.manifest).toMatchObject({ schema_version: 6, pipeline_commit: 'e7394a4', built_at: '2026-08-03T16:51:32Z' });
-    expect(body.provenance.call).toBe(`${G}/spending?category=Police&per_capita=true&adjust=real`);
+    // The call is the canonical request: the keys in the route's declared order.
+    expect(body.provenance.call).toBe(`${G}/spending?adjust=real&per_capita=true&category=Police`);
     const rev = (await get(`${G}/revenue`)).body.provenance;
     expect(rev.revenue_concept).toBe('general');
     expect(rev).not.toHaveProperty('expenditure_concept');

@@ -13,7 +13,7 @@ export interface Decision {
 export const HTTP_CACHING: Decision = {
   topic: 'HTTP caching',
   decision:
-    '200 answers of the data routes (every route but /, /health and the documentation routes /examples, /data-dictionary, /llms.txt, /openapi.json and /__docs__/) are a pure function of the URL and the mirror, and carry a strong ETag derived from the manifest digest, the service version, the configured mirror URL and the URL, with Cache-Control: public, max-age=3600. If-None-Match with that tag (or *) is a 304 with no body, before any work. CSV pulls carry one too. Errors and live routes carry none. Access-Control-Expose-Headers lets browser scripts read ETag, X-Total-Count, X-Page, X-Limit and X-Request-Id.',
+    '200 answers of the data routes (every route but /, /health and the documentation routes /examples, /data-dictionary, /llms.txt, /openapi.json and /__docs__/) are a pure function of the request and the mirror, and carry a strong ETag derived from the manifest digest, the service version, the configured mirror URL and the canonical request, with Cache-Control: public, max-age=3600. The canonical request is the route\'s path and the query keys given, in the order the route declares them (the order of /openapi.json), each value percent-encoded one way (a space as %20; , : / @ ; $ bare), empty pieces (&&) dropped: spellings of one query share one ETag and one response-cache entry, and provenance.call is that canonical request. If-None-Match with that tag (or *) is a 304 with no body, before any work but validation (an invalid request is its 400 whatever it sends). CSV pulls carry one too. Errors and live routes carry none. The docs and explorer files carry an ETag of their bytes and Cache-Control: public, max-age=300, and revalidate to a 304. Access-Control-Expose-Headers lets browser scripts read ETag, X-Total-Count, X-Page, X-Limit and X-Request-Id.',
 };
 
 /** Repeated keys and the query syntax, the same on both services (the query parser enforces them). */
@@ -31,7 +31,10 @@ export const QUERY_SYNTAX: Decision = {
 export const REQUEST_LIMITS: Decision = {
   topic: 'request limits',
   decision:
-    'A URL over 8,192 characters is a 414; more than 64 query keys a 400; request headers over 16,384 bytes in all a 431; each an error envelope. A body sent with a GET is read and ignored (the next request on the connection is unaffected). Past WORKERS + POOL_QUEUE jobs a request is a 503 with Retry-After: 1; past REQUEST_TIMEOUT_MS before its answer starts, a 504 and its job is cancelled.',
+    'A URL over 8,192 characters is a 414; more than 64 query keys a 400; request headers over 16,384 bytes in all a 431; each an error envelope. A body sent with a GET is read and ignored (the next request on the connection is unaffected). Past WORKERS + POOL_QUEUE jobs a request is a 503 with Retry-After: 1; past REQUEST_TIMEOUT_MS before its answer starts, a 504 and its job is cancelled. ' +
+    'Below HTTP, the uWebSockets.js build in use (20.30) parses requests before the server sees them, and answers only HTTP/1.1: ' +
+    'an HTTP/1.0 request (nginx speaks it to upstreams unless proxy_http_version 1.1 is set; ApacheBench and some health checkers too), an HTTP/1.1 request without Host, a request line with an absolute-form target, a control character in the path, bare LF line ends, more than 48 headers, or a line that is not HTTP at all never reaches the server, ' +
+    'so it cannot be answered 400, 501 or 505: the connection gets no status and is closed at the idle timeout (10 s). A method the parser does not know, or one in lower case, is closed at once. Each holds a descriptor for 10 s at most, never longer. Speak HTTP/1.1 to it (behind nginx: proxy_http_version 1.1).',
 };
 
 export interface DictionaryRow {

@@ -1,7 +1,9 @@
 // The request pipeline, without the transport: a straight line of named
 // stages, in the manner of Fastify's lifecycle. limits -> preflight -> asset
-// -> route -> freshness -> cache -> validate -> handle (within the time
-// budget) -> render. Each stage either passes the request on or ends it with
+// -> route -> validate -> freshness -> cache -> handle (within the time
+// budget) -> render. Validation comes before the validators and the cache
+// because both are keyed by the canonical request (canonical.ts), which only
+// a valid request has. Each stage either passes the request on or ends it with
 // an answer (or an ApiError, which the error stage renders). The uWS adapter
 // (http.ts), the CLI and the tests (inject.ts) all call dispatch().
 //
@@ -13,7 +15,8 @@ import { NOTHING } from './answer.js';
 import { ApiError, apiError } from './errors.js';
 import { fail } from './envelope.js';
 import type { Exchange, Incoming } from './exchange.js';
-import { etagMatches, validatorsOf } from './freshness.js';
+import { compileCanonical, type Canonicalizer } from './canonical.js';
+import { assetValidators, etagMatches, validatorsOf } from './freshness.js';
 import { JSON_ONLY } from './formats.js';
 import { isDraining } from './lifecycle.js';
 import { parseQueryString } from './query.js';
@@ -29,6 +32,7 @@ export const MAX_HEADER_BYTES = 16_384;
 interface Compiled<Ctx> {
   spec: RouteSpec<Ctx>;
   validate: Validator<Ctx>;
+  canonical: Canonicalizer;
 }
 
 export interface Pipeline {
@@ -39,17 +43,24 @@ export interface Pipeline {
 interface Line<Ctx> {
   service: Service<Ctx>;
   router: Router<Compiled<Ctx>>;
+  /** The fixed files, each with its validators. */
+  assets: Map<string, { answer: Answer & { kind: 'bytes' }; validators: Record<string, string> }>;
 }
 
 export function compilePipeline<Ctx>(service: Service<Ctx>): Pipeline {
   const router = new Router<Compiled<Ctx>>();
-  for (const spec of service.routes) router.add(spec.path, { spec, validate: compileValidator(spec) });
+  for (const spec of service.routes) router.add(spec.path, { spec, validate: compileValidator(spec), canonical: compileCanonical(spec) });
   Object.freeze(service.routes);
-  const line: Line<Ctx> = { service, router };
+  const assets: Line<Ctx>['assets'] = new Map();
+  for (const [path, a] of service.assets) {
+    const validators = assetValidators(a.body);
+    assets.set(path, { answer: { kind: 'bytes', status: 200, contentType: a.contentType, body: a.body, headers: { ...a.headers, ...validators } }, validators });
+  }
+  const line: Line<Ctx> = { service, router, assets };
   return {
     dispatch(req, ex) {
       try {
-        return limits(req) ?? preflight(req) ?? asset(service, req) ?? routed(line, req, ex);
+        return limits(req) ?? preflight(req) ?? asset(line, req) ?? routed(line, req, ex);
       } catch (err) {
         return errorAnswer(err, ex, req.path);
       }
@@ -82,9 +93,14 @@ function preflight(req: Incoming): Answer | undefined {
   return undefined;
 }
 
-function asset<Ctx>(service: Service<Ctx>, req: Incoming): Answer | undefined {
-  const a = service.assets.get(req.path);
-  return a === undefined ? undefined : { kind: 'bytes', status: 200, contentType: a.contentType, body: a.body, headers: a.headers };
+/** The fixed files (docs and explorer pages), revalidated by their ETag. */
+function asset<Ctx>(line: Line<Ctx>, req: Incoming): Answer | undefined {
+  const a = line.assets.get(req.path);
+  if (a === undefined) return undefined;
+  if (req.ifNoneMatch !== '' && etagMatches(req.ifNoneMatch, a.validators.ETag!)) {
+    return { kind: 'bytes', status: 304, contentType: a.answer.contentType, body: '', headers: a.validators };
+  }
+  return a.answer;
 }
 
 function route<Ctx>(line: Line<Ctx>, req: Incoming): Match<Compiled<Ctx>> {
@@ -100,18 +116,24 @@ function freshness<Ctx>(service: Service<Ctx>, spec: RouteSpec<Ctx>, url: string
   return spec.cacheable && service.etagSeed !== undefined ? validatorsOf(service.etagSeed, url) : undefined;
 }
 
-/** The validate and handle stages: typed parameters, then the route's handler. */
-function handle<Ctx>(service: Service<Ctx>, match: Match<Compiled<Ctx>>, req: Incoming, url: string, ex: Exchange): Reply | Promise<Reply> {
-  const params = match.route.validate(parseQueryString(req.query), match.values, service.ctx);
-  return match.route.spec.handle({ params, ctx: service.ctx, host: req.host, url, get signal() { return ex.signal(); } });
+/** The validate stage: typed parameters, and the request's canonical URL (canonical.ts). */
+function validate<Ctx>(service: Service<Ctx>, match: Match<Compiled<Ctx>>, req: Incoming): { params: unknown; url: string } {
+  const query = parseQueryString(req.query);
+  const params = match.route.validate(query, match.values, service.ctx);
+  return { params, url: match.route.canonical(match.values, query) };
 }
 
-/** The routed part of the line: route, freshness, cache, validate, handle, render. */
+/** The handle stage: the route's handler, with its typed parameters. */
+function handle<Ctx>(service: Service<Ctx>, spec: RouteSpec<Ctx>, params: unknown, req: Incoming, url: string, ex: Exchange): Reply | Promise<Reply> {
+  return spec.handle({ params, ctx: service.ctx, host: req.host, url, head: req.method === 'head', get signal() { return ex.signal(); } });
+}
+
+/** The routed part of the line: route, validate, freshness, cache, handle, render. */
 function routed<Ctx>(line: Line<Ctx>, req: Incoming, ex: Exchange): Answer | Promise<Answer> {
   const { service } = line;
   const match = route(line, req);
   const spec = match.route.spec;
-  const url = req.query === '' ? req.path : `${req.path}?${req.query}`;
+  const { params, url } = validate(service, match, req);
   const validators = freshness(service, spec, url);
   if (validators !== undefined && req.ifNoneMatch !== '' && etagMatches(req.ifNoneMatch, validators.ETag!)) {
     return { kind: 'bytes', status: 304, contentType: JSON_TYPE, body: '', headers: validators };
@@ -120,7 +142,7 @@ function routed<Ctx>(line: Line<Ctx>, req: Incoming, ex: Exchange): Answer | Pro
   const hit = cacheKey === null ? undefined : service.cache!.get(cacheKey);
   if (hit !== undefined) return { kind: 'bytes', status: 200, contentType: JSON_TYPE, body: hit, headers: { 'X-Cache': 'hit', ...validators } };
   const rc: RenderContext = { validators, cacheKey, cache: service.cache, gone: false, formats: spec.formats ?? JSON_ONLY };
-  const reply = handle(service, match, req, url, ex);
+  const reply = handle(service, spec, params, req, url, ex);
   if (!(reply instanceof Promise)) return render(reply, rc);
   // render() serializes, and rows write themselves then: a throw there is answered too (500).
   return withinBudget(service.timeoutMs, reply, ex, rc, req.path);

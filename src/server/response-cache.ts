@@ -1,7 +1,8 @@
-// A bounded LRU of answer bodies by exact request URL. The data is immutable
+// A bounded LRU of answer bodies by canonical request URL (canonical.ts). The data is immutable
 // for the life of the process (a corpus build), so an answer computed once is
 // the answer; hot queries of a public API are then served from memory.
-// Bounded by bytes (RESPONSE_CACHE_MB, default 64; 0 turns it off).
+// Bounded by bytes, keys and bodies both (RESPONSE_CACHE_MB, default 64; 0
+// turns it off).
 
 export class ResponseCache {
   private readonly map = new Map<string, Buffer>();
@@ -21,15 +22,16 @@ export class ResponseCache {
   }
 
   set(key: string, body: Buffer): void {
-    if (body.length > this.maxBytes / 8) return;
+    const size = entryBytes(key, body);
+    if (size > this.maxBytes / 8) return;
     const old = this.map.get(key);
-    if (old) { this.bytes -= old.length; this.map.delete(key); }
+    if (old) { this.bytes -= entryBytes(key, old); this.map.delete(key); }
     this.map.set(key, body);
-    this.bytes += body.length;
+    this.bytes += size;
     while (this.bytes > this.maxBytes) {
       const [k, v] = this.map.entries().next().value as [string, Buffer];
       this.map.delete(k);
-      this.bytes -= v.length;
+      this.bytes -= entryBytes(k, v);
     }
   }
 
@@ -37,3 +39,6 @@ export class ResponseCache {
     return { entries: this.map.size, bytes: this.bytes, hits: this.hits, misses: this.misses };
   }
 }
+
+/** An entry's bytes: its body, its key (two bytes a character at most) and the map's own share. */
+const entryBytes = (key: string, body: Buffer): number => body.length + 2 * key.length + 64;

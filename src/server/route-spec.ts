@@ -68,8 +68,10 @@ export interface RouteRequest<Ctx, Q = any> {
   ctx: Ctx;
   /** Host header as sent, for absolute URLs built from the request. */
   host: string;
-  /** Path and query exactly as the client sent them. */
+  /** The canonical path and query (canonical.ts): the given keys in declared order, each value encoded one way. */
   url: string;
+  /** A HEAD request: the answer's headers are sent, never its body, so a handler may skip work only the body needs. */
+  head: boolean;
   signal: AbortSignal;
 }
 

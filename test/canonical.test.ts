@@ -1,0 +1,93 @@
+// One request, one identity (issue 23, finding 5): spellings of one query
+// (`?&&&`, reordered keys, `+` or `%20`, `%2C` or `,`) share one ETag, one
+// response-cache entry and the `call` that provenance echoes; the CSV
+// row-count memo is keyed by a fixed-size digest, so long govid lists cannot
+// grow it past its bound; and HEAD on a CSV pull counts, but writes no page
+// (finding 1).
+
+import { describe, expect, it } from 'vitest';
+import { financeService } from '../dist/src/finance/service.js';
+import { readConfig } from '../dist/src/config.js';
+import { inject } from '../dist/src/server/inject.js';
+import { useFixtureCtx } from './helpers/fixture-ctx.js';
+import { arrestsUrl } from './helpers/http.js';
+
+const ctx = useFixtureCtx();
+const config = readConfig({ ...process.env, FINANCE_DATA: 'fixtures/finance/v6', RESPONSE_CACHE_MB: '8' });
+
+type Body = { provenance: { call: string } | null };
+
+describe('the canonical request', () => {
+  const G = '/api/v1/governments/062037161174/spending';
+  const spellings = [
+    `${G}?category=Parks%20%26%20Recreation&years=2011,2019`,
+    `${G}?years=2011%2C2019&category=Parks+%26+Recreation`,
+    `${G}?&&years=2011,2019&&&category=Parks%20%26%20Recreation&`,
+    `${G}/?category=Parks %26 Recreation&years=2011,2019`,
+  ];
+
+  it('spellings of one query are one ETag, one cache entry and one call', async () => {
+    const s = financeService(ctx(), config);
+    const answers = [];
+    for (const url of spellings) answers.push(await inject(s, url));
+    for (const a of answers) expect(a.status).toBe(200);
+    expect(new Set(answers.map((a) => a.headers.etag)).size).toBe(1);
+    expect(answers.map((a) => a.headers['x-cache'])).toEqual(['miss', 'hit', 'hit', 'hit']);
+    expect(new Set(answers.map((a) => a.body.toString('base64'))).size).toBe(1);
+    // The call names the query in declaration order (years before category on this route), one spelling.
+    expect(answers[0]!.json<Body>().provenance!.call).toBe(`${G}?years=2011,2019&category=Parks%20%26%20Recreation`);
+    expect(s.cache!.stats().entries).toBe(1);
+  });
+
+  it('a different query is a different ETag', async () => {
+    const s = financeService(ctx(), config);
+    const a = await inject(s, `${G}?category=Parks%20%26%20Recreation&years=2011`);
+    const b = await inject(s, `${G}?category=Parks%20%26%20Recreation&years=2019`);
+    expect(a.headers.etag).not.toBe(b.headers.etag);
+  });
+
+  it('the school service canonicalizes the same way (over HTTP)', async () => {
+    const base = arrestsUrl();
+    const a = await fetch(`${base}/api/v1/states?year=21-22&model=unified_m2`);
+    const b = await fetch(`${base}/api/v1/states?&&model=unified_m2&year=21-22&`);
+    expect(a.status).toBe(200);
+    expect(b.headers.get('etag')).toBe(a.headers.get('etag'));
+    const [ta, tb] = [await a.text(), await b.text()];
+    expect(tb).toBe(ta);
+    expect((JSON.parse(ta) as Body).provenance!.call).toMatch(/^\/api\/v1\/states\?/);
+  });
+});
+
+describe('the CSV row-count memo', () => {
+  it('keys long govid lists by a fixed-size digest, and stays within its entries', async () => {
+    const c = ctx();
+    const s = financeService(c, { ...config, responseCacheMb: 0 });
+    const govids = c.catalog.governments.slice(0, 600).map((g) => g.canonical_govid);
+    c.counts.clear();
+    for (let i = 0; i < 3; i++) {
+      // Each a distinct query: a different category each time.
+      const r = await inject(s, `/api/v1/spending?govid=${govids.join(',')}&format=csv&limit=1&category=${['Police', 'Fire', 'Highways'][i]}`);
+      expect(r.status).toBe(200);
+    }
+    expect(c.counts.size).toBe(3);
+    for (const k of c.counts.keys()) expect(k).toMatch(/^[A-Za-z0-9_-]{27}$/);
+  });
+});
+
+describe('HEAD on a CSV pull', () => {
+  it('sends the GET headers (the total counted) and writes no page', async () => {
+    const c = ctx();
+    const s = financeService(c, { ...config, responseCacheMb: 0 });
+    c.counts.clear();
+    const url = '/api/v1/spending?state=NH&type=city&years=2011-2020&format=csv&limit=10&page=1';
+    const before = [c.pages.leased, c.pages.missed];
+    const head = await inject(s, url, { method: 'HEAD' });
+    // No page job ran: no page slot was asked for (a page with none free is counted as missed).
+    expect([c.pages.leased, c.pages.missed]).toEqual(before);
+    expect(head.status).toBe(200);
+    expect(head.body.length).toBe(0);
+    const get = await inject(s, url);
+    for (const h of ['content-type', 'x-total-count', 'x-page', 'x-limit', 'etag']) expect(head.headers[h], h).toBe(get.headers[h]);
+    expect(Number(head.headers['x-total-count'])).toBeGreaterThan(10);
+  });
+});
