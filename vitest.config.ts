@@ -8,6 +8,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     include: ['test/**/*.test.ts'],
+    // npm run test:stress (vitest.stress.config.ts).
+    exclude: ['test/stress/**', '**/node_modules/**'],
     reporters: ['default', './test/helpers/summary-reporter.ts'],
   },
 });

@@ -24,6 +24,8 @@ export interface Config {
   poolQueue: number;
   requestTimeoutMs: number;
   csvPageSlots: number;
+  /** Open connections past which the listening sockets close until they drop (src/server/conn-gate.ts); null: from the descriptor limit. */
+  maxConnections: number | null;
   /** Start on a port another instance already serves (SO_REUSEPORT), splitting its connections. */
   sharePort: boolean;
   /** The worker-fault test hook (CIVICSTREAM_FAULTS=1); not a user setting, so not in CONFIG_VARS. */
@@ -48,9 +50,10 @@ export const CONFIG_VARS: ConfigVar[] = [
   { env: 'ARRESTS_MIRROR_URL', default: 'absolute path of ARRESTS_DATA', description: 'Mirror address of the school draws written into /draws answers and provenance SQL.' },
   { env: 'RESPONSE_CACHE_MB', default: '64', description: 'Memory for cached JSON answers (the data is immutable, so an answer is reused until the process ends); 0 turns it off.' },
   { env: 'POOL_QUEUE', default: '64', description: 'Jobs that may wait for a worker; past that a request is answered 503 with Retry-After at once instead of waiting without bound.' },
-  { env: 'CSV_PAGE_SLOTS', default: '12', description: 'Slots of shared memory (10 MB each, resident once written) that workers write CSV pages into and streams read from; a page with no slot free is formatted on the thread serving the request as its client reads it. 0 turns them off.' },
+  { env: 'CSV_PAGE_SLOTS', default: '12', description: 'Slots of shared memory (10 MB each, resident once written) that workers write CSV pages into; each CSV stream holds one to its end, so this is also the cap on concurrent CSV streams and their memory: with every slot held a pull is answered 503 with Retry-After. Shared out among the front threads, at least one each.' },
   { env: 'REQUEST_TIMEOUT_MS', default: '30000', description: 'Time budget of a request until its answer starts; past it a 504 envelope, and its job is cancelled.' },
   { env: 'SHUTDOWN_GRACE_MS', default: '10000', description: 'On SIGTERM or SIGINT: stop listening, then wait this long at most for the requests in flight to be answered before exiting.' },
+  { env: 'MAX_CONNECTIONS', default: 'three quarters of the free descriptors', description: 'Open connections (both services) past which the server stops accepting: its listening sockets close, so new clients are refused at once instead of waiting on a server spinning at the descriptor limit, and reopen below 90% of it. By default three quarters of the descriptors the process may still open at start (ulimit -n).' },
   { env: 'SHARE_PORT', default: 'false', description: 'true: start even when another civicstream already serves the port, and let the kernel spread connections over both (this uWS build listens with SO_REUSEPORT). By default such a start is refused, naming the port, so that a second instance never silently takes half the traffic.' },
   { env: 'ACCESS_LOG', default: 'true', description: 'One JSON line per request on stdout (no query values).' },
 ];
@@ -95,7 +98,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     poolQueue: int(env, 'POOL_QUEUE', 64, 0, 100_000),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1, 3_600_000),
-    csvPageSlots: int(env, 'CSV_PAGE_SLOTS', 12, 0, 1024),
+    csvPageSlots: int(env, 'CSV_PAGE_SLOTS', 12, 1, 1024),
+    maxConnections: env.MAX_CONNECTIONS === undefined || env.MAX_CONNECTIONS === '' ? null : int(env, 'MAX_CONNECTIONS', 0, 16, 1_000_000),
     sharePort: bool(env, 'SHARE_PORT', false),
     testFaults: testFaults(env),
   };

@@ -14,6 +14,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { Config } from './config.js';
 import { financeCtx, financeService, type FinanceData } from './finance/service.js';
 import { shareLogCounters } from './server/access-log.js';
+import { shareGateStats } from './server/conn-gate.js';
+import { Listener } from './server/listener.js';
 import { buildApp, drain, inFlight } from './server/http.js';
 import { loadUws, type UWS } from './server/uws.js';
 
@@ -22,6 +24,8 @@ export interface FrontData {
   data: FinanceData;
   /** The process's access-log counters (dropped lines), shared by every thread. */
   logCounters: SharedArrayBuffer;
+  /** The connection gate's figures (main thread's), for /health. */
+  gateStats: SharedArrayBuffer;
 }
 
 /**
@@ -48,8 +52,9 @@ parentPort!.on('message', (m: unknown) => {
 });
 
 async function run(): Promise<void> {
-  const { config, data, logCounters } = workerData as FrontData;
+  const { config, data, logCounters, gateStats } = workerData as FrontData;
   shareLogCounters(logCounters);
+  shareGateStats(gateStats);
   const uws = loadUws();
   const ctx = await financeCtx(config, data, { inline: true });
   app = buildApp(uws, financeService(ctx, config));
@@ -60,13 +65,14 @@ async function run(): Promise<void> {
     parentPort!.on('message', take);
     post({ event: 'ready' });
   });
-  const listening = app;
-  const sock = await new Promise<UWS.us_listen_socket>((resolve, reject) => {
-    listening.listen(config.host, port, (s) => (s ? resolve(s) : reject(new Error(`cannot listen on ${config.host}:${port}`))));
-  });
+  const listener = new Listener(uws, app, config.host, port);
+  await listener.open();
   parentPort!.on('message', (m: unknown) => {
+    // The connection gate (main thread) closes and reopens every listening socket of the process.
+    if (m === 'pause') listener.close();
+    if (m === 'resume') listener.open().catch((err: unknown) => post({ event: 'failed', message: err instanceof Error ? err.message : String(err) }));
     if (m !== 'stop') return;
-    uws.us_listen_socket_close(sock);
+    listener.shut();
     const inFlightAtSignal = inFlight();
     // The main thread ends the process once every front thread has stopped, having asked each to close
     // its sockets (idle keep-alive clients too): a thread torn down with uWS sockets open aborts the process.
@@ -76,7 +82,7 @@ async function run(): Promise<void> {
       post({ event: 'stopped', inFlightAtSignal, drained, unfinished });
     });
   });
-  post({ event: 'listening', port: uws.us_socket_local_port(sock as unknown as UWS.us_socket) });
+  post({ event: 'listening', port: listener.port });
 }
 
 // A failure is reported, and the main thread ends the process (see the stop above).

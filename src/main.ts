@@ -15,6 +15,8 @@ import { collectGarbage } from './corpus/shared.js';
 import { loadFinance, loadFinanceData, financeService, type FinanceData } from './finance/service.js';
 import { loadArrests, arrestsService } from './arrests/service.js';
 import { shareLogCounters } from './server/access-log.js';
+import { ConnectionGate, defaultCap, descriptorLimit, openDescriptors, shareGateStats } from './server/conn-gate.js';
+import { Listener } from './server/listener.js';
 import { assertPortFree } from './server/port-check.js';
 import { buildApp, drain, inFlight } from './server/http.js';
 import { loadUws, type UWS } from './server/uws.js';
@@ -46,6 +48,9 @@ interface FinanceServer {
   port: number;
   extra: Record<string, unknown>;
   stopListening(): void;
+  /** The connection gate's hands (src/server/conn-gate.ts): stop accepting, and accept again. */
+  pause(): void;
+  resume(): void;
   /** What the front threads had in flight at the stop and left unfinished (this thread's own requests are drained by main). */
   drained(): Promise<{ inFlightAtSignal: number; drained: 'idle' | 'timeout'; unfinished: number }>;
   close(): Promise<void>;
@@ -69,8 +74,14 @@ async function main(): Promise<void> {
     })}\n`);
   };
   line('finance', finance.port, finance.extra);
-  const arrestsSock = await listenOn(uws, buildApp(uws, arrestsService(arrests, config)), config.host, config.arrestsPort);
-  line('arrests', uws.us_socket_local_port(arrestsSock as unknown as UWS.us_socket), {
+  const arrestsListener = new Listener(uws, buildApp(uws, arrestsService(arrests, config)), config.host, config.arrestsPort);
+  await arrestsListener.open();
+  const gate = new ConnectionGate(config.maxConnections ?? defaultCap(descriptorLimit(), openDescriptors() ?? 0), {
+    pause: () => { arrestsListener.close(); finance.pause(); },
+    resume: () => { arrestsListener.open().catch(reopenFailed); finance.resume(); },
+  });
+  gate.start();
+  line('arrests', arrestsListener.port, {
     districts: arrests.districts.length, draw_rows: arrests.summaries.build.rows, summaries: arrests.summaries.build,
   });
 
@@ -79,7 +90,8 @@ async function main(): Promise<void> {
   const stop = (): void => {
     if (stopping) return;
     stopping = true;
-    uws.us_listen_socket_close(arrestsSock);
+    gate.stop();
+    arrestsListener.shut();
     finance.stopListening();
     const here = inFlight();
     void Promise.all([finance.drained(), drain(config.shutdownGraceMs)])
@@ -98,11 +110,14 @@ async function main(): Promise<void> {
 /** The finance API on this thread, its jobs on the pool. */
 async function startHere(uws: typeof UWS, config: Config): Promise<FinanceServer> {
   const ctx = await loadFinance(config);
-  const sock = await listenOn(uws, buildApp(uws, financeService(ctx, config)), config.host, config.financePort);
+  const listener = new Listener(uws, buildApp(uws, financeService(ctx, config)), config.host, config.financePort);
+  await listener.open();
   return {
-    port: uws.us_socket_local_port(sock as unknown as UWS.us_socket),
+    port: listener.port,
     extra: { load_ms: Math.round(ctx.stats.ms), loader_threads: ctx.stats.loaders, rows: ctx.stats.rows, shared_bytes: ctx.stats.sharedBytes, front_threads: 1 },
-    stopListening: () => uws.us_listen_socket_close(sock),
+    stopListening: () => listener.shut(),
+    pause: () => listener.close(),
+    resume: () => { listener.open().catch(reopenFailed); },
     drained: () => Promise.resolve({ inFlightAtSignal: 0, drained: 'idle', unfinished: 0 }),
     close: () => ctx.pool.close(),
   };
@@ -125,7 +140,7 @@ async function startFronts(config: Config): Promise<FinanceServer> {
   };
   /** A front thread, resolved once it has built its context; listen() then starts it on a port. */
   const spawn = (k: number): Promise<{ listen(port: number): Promise<number> }> => new Promise((ready, fail) => {
-    const w = new Worker(new URL('./front.js', import.meta.url), { workerData: { config: frontShare(config, k), data: data!, logCounters: shareLogCounters() } satisfies FrontData });
+    const w = new Worker(new URL('./front.js', import.meta.url), { workerData: { config: frontShare(config, k), data: data!, logCounters: shareLogCounters(), gateStats: shareGateStats() } satisfies FrontData });
     frontThreads.push(w);
     // Until it listens, a failure fails its start (the server refuses to start); after, it takes the service down.
     let listening: { resolve(port: number): void; reject(e: Error): void } | null = null;
@@ -163,6 +178,8 @@ async function startFronts(config: Config): Promise<FinanceServer> {
       stopping = true;
       for (const w of frontThreads) w.postMessage('stop');
     },
+    pause: () => { for (const w of frontThreads) w.postMessage('pause'); },
+    resume: () => { for (const w of frontThreads) w.postMessage('resume'); },
     drained: async () => {
       // Each thread's drain is bounded by SHUTDOWN_GRACE_MS; a thread that cannot even report (stuck) is not waited for past it.
       const late = { event: 'stopped', inFlightAtSignal: 0, drained: 'timeout', unfinished: 0 } as const;
@@ -190,7 +207,8 @@ function frontShare(config: Config, k: number): Config {
     poolQueue: share(config.poolQueue),
     // Not rounded: a share of a megabyte is a byte budget all the same, and rounding up to one each made the shares exceed a small total.
     responseCacheMb: config.responseCacheMb / n,
-    csvPageSlots: share(config.csvPageSlots),
+    // Every front thread needs a slot to stream any CSV at all.
+    csvPageSlots: Math.max(1, share(config.csvPageSlots)),
   };
 }
 
@@ -206,10 +224,10 @@ function freePort(host: string): Promise<number> {
   });
 }
 
-function listenOn(uws: typeof UWS, app: UWS.TemplatedApp, host: string, port: number): Promise<UWS.us_listen_socket> {
-  return new Promise((resolve, reject) => {
-    app.listen(host, port, (sock) => (sock ? resolve(sock) : reject(new Error(`cannot listen on ${host}:${port}`))));
-  });
+/** A port the gate could not listen on again (another program took it meanwhile): the service cannot go on. */
+function reopenFailed(err: unknown): void {
+  process.stderr.write(`civicstream: ${err instanceof Error ? err.message : String(err)} after pausing at the connection cap; exiting.\n`);
+  void exit(1);
 }
 
 main().catch((err: unknown) => {

@@ -12,6 +12,7 @@
 
 import { Piscina } from 'piscina';
 import { apiError } from './server/errors.js';
+import { LaneQueue } from './pool-lanes.js';
 import type { BatchItem, BatchOutcome, JobArgs, JobName, JobResult, JobRunner, JobTable } from './job-runner.js';
 
 export interface PoolOptions {
@@ -72,6 +73,8 @@ export class Pool implements JobRunner {
       workerData: o.workerData,
       // Nothing reads Piscina's run and wait histograms; recording them costs every message.
       recordTiming: false,
+      // Small jobs' batches go ahead of the bulk jobs waiting (src/pool-lanes.ts).
+      taskQueue: new LaneQueue(),
     });
     // Piscina announces a worker before giving it a task: its exit is watched from then on.
     this.piscina.on('workerCreate', (w: { id: number }) => {

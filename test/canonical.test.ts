@@ -80,10 +80,10 @@ describe('HEAD on a CSV pull', () => {
     const s = financeService(c, { ...config, responseCacheMb: 0 });
     c.counts.clear();
     const url = '/api/v1/spending?state=NH&type=city&years=2011-2020&format=csv&limit=10&page=1';
-    const before = [c.pages.leased, c.pages.missed];
+    const before = [c.pages.leased, c.pages.refused];
     const head = await inject(s, url, { method: 'HEAD' });
-    // No page job ran: no page slot was asked for (a page with none free is counted as missed).
-    expect([c.pages.leased, c.pages.missed]).toEqual(before);
+    // No page job ran: no page slot was asked for (a pull that finds none free is counted as refused).
+    expect([c.pages.leased, c.pages.refused]).toEqual(before);
     expect(head.status).toBe(200);
     expect(head.body.length).toBe(0);
     const get = await inject(s, url);

@@ -17,5 +17,13 @@ describe('configuration', () => {
     expect(readConfig({ SHUTDOWN_GRACE_MS: '250' }).shutdownGraceMs).toBe(250);
     expect(() => readConfig({ SHUTDOWN_GRACE_MS: '-1' })).toThrow(/SHUTDOWN_GRACE_MS must be an integer from 0 to 600000/);
     expect(() => readConfig({ WORKERS: 'two' })).toThrow(/WORKERS must be an integer/);
+    // Each CSV stream holds a slot: a server without any could stream no CSV at all.
+    expect(() => readConfig({ CSV_PAGE_SLOTS: '0' })).toThrow(/CSV_PAGE_SLOTS must be an integer from 1 to 1024/);
+  });
+
+  it('switches are true or false, nothing else', () => {
+    expect(readConfig({}).sharePort).toBe(false);
+    expect(readConfig({ SHARE_PORT: 'true' }).sharePort).toBe(true);
+    expect(() => readConfig({ SHARE_PORT: 'yes' })).toThrow(/SHARE_PORT must be true or false; got 'yes'/);
   });
 });

@@ -1,6 +1,9 @@
-// Slow readers and mid-stream aborts on 50,000-row CSV pulls: memory stays
-// bounded while clients dawdle, other clients are served, and a client that
-// leaves frees its stream at once. Own server, so the figures are its own.
+// Slow readers and mid-stream aborts on 50,000-row CSV pulls: each stream
+// holds one of the CSV_PAGE_SLOTS page slots to its end, so held readers open
+// at most that many streams and the rest are refused at once with a 503 and
+// Retry-After; memory stays bounded while clients dawdle, other clients are
+// served, and a client that leaves frees its stream and slot at once. Own
+// server, so the figures are its own (npm run test:stress holds 1,500).
 
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -10,47 +13,58 @@ import { startServer, type Running } from './helpers/server.js';
 
 const PULL = '/api/v1/spending?type=city&years=2011-2020&format=csv';
 const READERS = 100;
-/** Allowed RSS growth with all readers held: 2 MB each (a whole body buffered would be ~4 MB of bytes, ~9 MB as JS text). Measured: ~0.5 MB each. */
-const BOUND = READERS * 2 * 1024 * 1024;
+const SLOTS = 12;
+/** Allowed RSS growth with all readers held: the slots are resident after the warm-up, so sockets and 503s only. */
+const BOUND = 64 * 1024 * 1024;
 
 let s: Running;
 const health = async () => (await get('/api/v1/health', undefined, s.url)).body.data[0];
 
 // The queue bound is lifted: this server tests memory under held streams, not overload (overload.test.ts does).
 // One front thread, so /health counts every stream of the test (each front thread counts its own).
-beforeAll(async () => { s = await startServer({ WORKERS: '2', POOL_QUEUE: '1000', FRONT_THREADS: '1' }); });
+beforeAll(async () => { s = await startServer({ WORKERS: '2', POOL_QUEUE: '1000', FRONT_THREADS: '1', CSV_PAGE_SLOTS: String(SLOTS) }); });
 afterAll(async () => { await s?.stop(); });
 
 describe('CSV backpressure', () => {
-  it(`holds ${READERS} slow readers in bounded memory, serves others meanwhile, and frees every stream on abort`, async () => {
-    // Warm up with as many concurrent complete pulls, so the workers' heaps are at their working size first.
-    for (let i = 0; i < 2; i++) await Promise.all(Array.from({ length: READERS }, () => get(PULL, undefined, s.url)));
+  it(`holds ${READERS} slow readers to ${SLOTS} streams in bounded memory, refuses the rest with 503, serves others meanwhile, and frees every stream on abort`, async () => {
+    // Warm up with as many concurrent complete pulls as there are slots, so the slots and the workers' heaps are at their working size first.
+    for (let i = 0; i < 2; i++) await Promise.all(Array.from({ length: SLOTS }, () => get(PULL, undefined, s.url)));
     const before = await health();
 
     // Readers with a 4 KB receive buffer, so the kernel cannot absorb the body and uWS backpressure is what holds it.
     const readers = spawn('python3', [fileURLToPath(new URL('./helpers/slow-reader.py', import.meta.url)), '127.0.0.1', String(s.port), PULL, String(READERS)], { stdio: ['pipe', 'pipe', 'inherit'] });
-    await new Promise<void>((resolve, reject) => {
-      readers.stdout!.on('data', (d) => { if (String(d).startsWith('ready')) resolve(); });
+    const ready = await new Promise<string>((resolve, reject) => {
+      readers.stdout!.on('data', (d) => { if (String(d).startsWith('ready')) resolve(String(d)); });
       readers.once('exit', (code) => reject(new Error(`slow readers exited ${code}`)));
     });
+    // Each reader read its answer's first bytes: the first SLOTS got a stream, the rest a 503.
+    expect(ready.trim().split(' ').slice(2).sort()).toEqual([`200:${SLOTS}`, `503:${READERS - SLOTS}`]);
     await new Promise((r) => setTimeout(r, 1500));
     const held = await health();
-    expect(held.open_streams).toBe(READERS);
+    expect(held.open_streams).toBe(SLOTS);
+    expect(held.csv_page_slots.free).toBe(0);
+    expect(held.csv_page_slots.pulls_refused - before.csv_page_slots.pulls_refused).toBe(READERS - SLOTS);
     expect(held.memory.rss_bytes - before.memory.rss_bytes).toBeLessThan(BOUND);
     const t0 = performance.now();
     const other = await get('/api/v1/governments/062037161174/spending?category=Police', undefined, s.url);
     expect(other.status).toBe(200);
     expect(performance.now() - t0).toBeLessThan(2000);
-    console.log(`slow readers: RSS ${Math.round(before.memory.rss_bytes / 1048576)} MB -> ${Math.round(held.memory.rss_bytes / 1048576)} MB with ${READERS} held (bound +${BOUND / 1048576} MB)`);
+    // A pull now is refused at once, with the envelope and Retry-After.
+    const refused = await get(PULL, undefined, s.url);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.body.meta.error_code).toBe('E_BUSY');
+    console.log(`slow readers: RSS ${Math.round(before.memory.rss_bytes / 1048576)} MB -> ${Math.round(held.memory.rss_bytes / 1048576)} MB with ${READERS} held, ${SLOTS} streaming (bound +${BOUND / 1048576} MB)`);
 
     readers.stdin!.end();
     await new Promise((r) => readers.once('exit', r));
     let after = await health();
-    for (let i = 0; i < 50 && after.open_streams > 0; i++) {
+    for (let i = 0; i < 50 && (after.open_streams > 0 || after.csv_page_slots.free < SLOTS); i++) {
       await new Promise((r) => setTimeout(r, 100));
       after = await health();
     }
     expect(after.open_streams).toBe(0);
+    expect(after.csv_page_slots.free).toBe(SLOTS);
     expect(after.memory.rss_bytes).toBeLessThanOrEqual(held.memory.rss_bytes + 16 * 1024 * 1024);
     const again = await get(PULL, undefined, s.url);
     expect(again.status).toBe(200);

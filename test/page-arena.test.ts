@@ -27,7 +27,7 @@ describe('page arena', () => {
     expect(again.slot).toBe(leases[1]!.slot);
     expect(again.token).not.toBe(leases[1]!.token);
     expect(a.available).toBe(0);
-    expect([a.leased, a.missed]).toEqual([4, 1]);
+    expect([a.leased, a.refused]).toEqual([4, 1]);
     expect(new PageArena(0, 64, never).acquire()).toBeNull();
   });
 

@@ -29,10 +29,16 @@ export interface Exited {
   stderr: string;
 }
 
-/** `main` lets a bench start another build of the server (an old worktree's). */
-export function startServer(env: Record<string, string> = {}, timeoutMs = 60_000, main = MAIN): Promise<Running> {
+/**
+ * `main` lets a bench start another build of the server (an old worktree's); `nofile` starts it under
+ * that descriptor limit (ulimit -n), for the connection-cap test.
+ */
+export function startServer(env: Record<string, string> = {}, timeoutMs = 60_000, main = MAIN, o: { nofile?: number } = {}): Promise<Running> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [main], {
+    const [cmd, args] = o.nofile === undefined
+      ? [process.execPath, [main]]
+      : ['bash', ['-c', `ulimit -n ${o.nofile} && exec "$0" "$1"`, process.execPath, main]];
+    const proc = spawn(cmd, args, {
       env: { ...process.env, FINANCE_PORT: '0', ARRESTS_PORT: '0', ACCESS_LOG: 'false', WORKERS: '2', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

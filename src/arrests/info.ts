@@ -4,7 +4,7 @@
 import { ok } from '../server/envelope.js';
 import type { ServiceDocs } from '../server/docs-text.js';
 import { openStreams } from '../server/lifecycle.js';
-import { accessLogStats, memoryStats } from '../server/process-stats.js';
+import { accessLogStats, connectionStats, memoryStats } from '../server/process-stats.js';
 import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
 import type { ArrestsCtx } from './context.js';
 import { MODELS, partitionId, type SchoolYear } from './models.js';
@@ -58,6 +58,7 @@ export function health(req: RouteRequest<ArrestsCtx>): Reply {
     summaries: ctx.summaries.build,
     memory: memoryStats(),
     access_log: accessLogStats(),
+    connections: connectionStats(),
     open_streams: openStreams(),
     uptime_s: Math.round((Date.now() - ctx.startedAt) / 1000),
   }]));

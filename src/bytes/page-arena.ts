@@ -43,9 +43,9 @@ export class PageArena {
   private readonly state: Int32Array;
   private readonly free: number[];
   private nextToken = 1;
-  /** Leases granted, and requests for one that found every slot held (for /health). */
+  /** Leases granted, and requests for one that found every slot held: pulls refused with a 503 (for /health). */
   leased = 0;
-  missed = 0;
+  refused = 0;
 
   constructor(count: number, slotBytes: number, private readonly threadGone: ThreadGone) {
     this.slots = { buffer: new SharedArrayBuffer(count * slotBytes), state: new SharedArrayBuffer(4 * count), slotBytes };
@@ -56,7 +56,7 @@ export class PageArena {
   /** A free slot, or null when every one is held. */
   acquire(): PageLease | null {
     const slot = this.free.pop();
-    if (slot === undefined) { this.missed++; return null; }
+    if (slot === undefined) { this.refused++; return null; }
     this.leased++;
     const token = this.nextToken;
     this.nextToken = this.nextToken === 0x7fffffff ? 1 : this.nextToken + 1;

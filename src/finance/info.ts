@@ -5,7 +5,7 @@
 import { threadId } from 'node:worker_threads';
 import { ok } from '../server/envelope.js';
 import { inFlight, openStreams } from '../server/lifecycle.js';
-import { accessLogStats, memoryStats } from '../server/process-stats.js';
+import { accessLogStats, connectionStats, memoryStats } from '../server/process-stats.js';
 import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
 import type { FinanceCtx } from './context.js';
 import { ATTRIBUTION } from './docs.js';
@@ -53,12 +53,13 @@ export function health(req: RouteRequest<FinanceCtx>): Reply {
     workers: ctx.workers,
     memory: memoryStats(),
     access_log: accessLogStats(),
+    connections: connectionStats(),
     open_streams: openStreams(),
     pool_jobs: ctx.pool.load,
     pool_batches: { messages: ctx.pool.batches, jobs: ctx.pool.batchedJobs },
     inline_jobs: ctx.pool.inlineJobs,
     front_thread: { thread_id: threadId, of: ctx.frontThreads },
-    csv_page_slots: { total: ctx.pages.total, free: ctx.pages.available, pages_in_slots: ctx.pages.leased, pages_without_slot: ctx.pages.missed },
+    csv_page_slots: { total: ctx.pages.total, free: ctx.pages.available, pages_in_slots: ctx.pages.leased, pulls_refused: ctx.pages.refused },
     requests_in_flight: inFlight(),
     uptime_s: Math.round((Date.now() - ctx.startedAt) / 1000),
   }]));

@@ -3,9 +3,10 @@
 // is split by year across the workers: rows are ordered by year first, so the
 // parts' rows concatenate in order, and their summaries merge by union/sum.
 
-import { chunksOf, csvChunks } from '../bytes/csv-writer.js';
+import { chunksOf } from '../bytes/csv-writer.js';
+import { apiError } from '../server/errors.js';
 import type { FinanceCtx } from './context.js';
-import { moneyTable, tableOptions, type MoneyRoute, type TableParams } from './money-table.js';
+import { tableOptions, type MoneyRoute, type TableParams } from './money-table.js';
 import { fastPath, rowsOf, type MoneyPlan, type MoneyResult, type MoneyRows, type MoneySummary } from './plan.js';
 
 /**
@@ -26,22 +27,20 @@ export interface CsvPage {
 }
 
 /**
- * A flat query's CSV page. With a page slot free, a worker writes the page
- * into it (workers/finance/money-csv.ts) and the thread serving the request
- * only streams it; with none (every slot held by readers, or CSV_PAGE_SLOTS=0)
- * the job returns the page's rows and that thread formats them as the client
- * reads, holding the rows, not the text. When the query's total is not
- * known yet and the plan can stop at its page's end, a count runs beside the
- * page job (split across the workers like any large plan, keeping no rows);
- * otherwise the page job walks the whole query and counts it.
+ * A flat query's CSV page, written by a worker into a page slot (workers/finance/money-csv.ts) that the
+ * thread serving the request only streams from. A slot is held for the stream's whole life, so the slots
+ * are the cap on concurrent CSV streams and the only memory they hold: with every slot held, the pull is a
+ * 503 with Retry-After at once, before any job runs (issue 23: slow readers had pushed RSS past 2 GB when
+ * pages without a slot were formatted on the thread). When the query's total is not known yet and the plan
+ * can stop at its page's end, a count runs beside the page job (split across the workers like any large
+ * plan, keeping no rows); otherwise the page job walks the whole query and counts it.
  */
 export async function runMoneyCsv(
   ctx: FinanceCtx, plan: MoneyPlan, route: MoneyRoute, params: TableParams, known: number | undefined, signal: AbortSignal,
 ): Promise<CsvPage> {
   const lease = ctx.pages.acquire();
   if (lease === null) {
-    const res = await runMoney(ctx, { ...plan, stopAtPage: known !== undefined }, signal);
-    return { total: known ?? res.total, next: csvChunks(moneyTable(ctx, route, tableOptions(params), res)), release: () => {} };
+    throw apiError('E_BUSY', `Every CSV stream of this server (${ctx.pages.total}) is in use; retry after the Retry-After seconds, or pull with fewer connections at once.`);
   }
   const release = (): void => ctx.pages.release(lease);
   const early = fastPath(plan);
@@ -49,12 +48,11 @@ export async function runMoneyCsv(
   const sibling = new AbortController();
   const both = AbortSignal.any([signal, sibling.signal]);
   const page = ctx.pool.run('moneyCsv', { plan: { ...plan, stopAtPage: early }, route, table: tableOptions(params), lease: { slot: lease.slot, token: lease.token } }, both);
-  // A page that did not go into its slot gives the slot back at once, not when the count is done.
-  page.then((p) => { if (!p.inSlot) release(); }, () => {});
   const count = known === undefined && early ? runMoney(ctx, { ...plan, stopAtPage: false, offset: 0, limit: 0 }, both) : undefined;
   try {
     const [p, c] = await Promise.all([page, count]);
     const total = known ?? c?.total ?? p.total;
+    // A page larger than its slot comes back as bytes; its stream still holds the slot, so streams stay capped.
     return { total, next: chunksOf(p.inSlot ? ctx.pages.view(lease.slot, p.length) : p.csv!), release };
   } catch (err) {
     sibling.abort();

@@ -4,6 +4,7 @@
 
 import v8 from 'node:v8';
 import { accessLogStats } from './access-log.js';
+import { connectionStats } from './conn-gate.js';
 
 export function memoryStats(): { rss_bytes: number | null; heap_used_bytes: number } {
   let rss: number | null = null;
@@ -15,4 +16,4 @@ export function memoryStats(): { rss_bytes: number | null; heap_used_bytes: numb
   return { rss_bytes: rss, heap_used_bytes: v8.getHeapStatistics().used_heap_size };
 }
 
-export { accessLogStats };
+export { accessLogStats, connectionStats };

@@ -1,0 +1,77 @@
+// 1,500 slow bulk readers (issue 23, finding 4): each on a socket with a 2 KB
+// receive buffer, reading a 50,000-row CSV page at 64 KB/s and, on a 503,
+// coming back after its Retry-After. Before, every reader got a stream (200-
+// 440 open at once), each page without a slot was held as rows on the thread
+// serving it, and RSS went 464 MB -> 2.4 GB and stayed past 2.1 GB after
+// they left. Now each stream holds one of CSV_PAGE_SLOTS shared slots to its
+// end and the rest are refused at once, so the memory of the streams is the
+// slots': the bound below is stated in the README's Reliability section.
+
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAIN, startServer, type Running } from '../helpers/server.js';
+
+const PULL = '/api/v1/spending?type=city&years=2011-2020&format=csv';
+const READERS = 1500;
+const SECONDS = 60;
+const SLOTS = 12;
+const MB = 1024 * 1024;
+/** What the streams may add to RSS: their slots (10 MB each, resident once written) and 100 MB for sockets, 503s and heaps. */
+const BOUND = SLOTS * 10 * MB + 100 * MB;
+
+let s: Running;
+type Health = { memory: { rss_bytes: number }; open_streams: number; csv_page_slots: { total: number; free: number; pulls_refused: number } };
+const health = async (): Promise<Health> => ((await (await fetch(`${s.url}/api/v1/health`)).json()) as { data: Health[] }).data[0]!;
+
+// One front thread, so /health counts every stream (each front thread counts its own); the default slots.
+// STRESS_MAIN runs another build's server (an old checkout's dist/src/main.js), to see it fail.
+beforeAll(async () => { s = await startServer({ FRONT_THREADS: '1', WORKERS: '2', CSV_PAGE_SLOTS: String(SLOTS) }, 60_000, process.env.STRESS_MAIN ?? MAIN); });
+afterAll(async () => { await s?.stop(); });
+
+describe('1,500 slow CSV readers', () => {
+  it('open at most CSV_PAGE_SLOTS streams, refuse the rest with 503 and Retry-After, stay within the memory bound, and give it back', async () => {
+    // Warm up: the workers' heaps and the slots at their working size, as after a day of bulk pulls.
+    for (let i = 0; i < 3; i++) await Promise.all(Array.from({ length: SLOTS }, async () => (await fetch(`${s.url}${PULL}`)).arrayBuffer()));
+    await new Promise((r) => setTimeout(r, 1000));
+    const base = await health();
+
+    const crowd = spawn('python3', [fileURLToPath(new URL('../../scripts/lib/crowd.py', import.meta.url)), '127.0.0.1', String(s.port), PULL, String(READERS), String(64 * 1024), String(SECONDS), '2048'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    crowd.stdout!.on('data', (d) => { out += d; });
+    const exited = new Promise<void>((resolve) => crowd.once('exit', () => resolve()));
+
+    let peakRss = 0, peakStreams = 0, samples = 0;
+    const t0 = performance.now();
+    while (performance.now() - t0 < (SECONDS - 2) * 1000) {
+      await new Promise((r) => setTimeout(r, 1000));
+      const h = await health();
+      peakRss = Math.max(peakRss, h.memory.rss_bytes);
+      peakStreams = Math.max(peakStreams, h.open_streams);
+      samples++;
+    }
+    await exited;
+    const stats = JSON.parse(out.trim().split('\n').pop()!) as { status: Record<string, number>; complete: number };
+
+    // Every reader gone: the slots come back and the memory returns.
+    let after = await health();
+    for (let i = 0; i < 100 && (after.open_streams > 0 || after.csv_page_slots.free < SLOTS); i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      after = await health();
+    }
+    await new Promise((r) => setTimeout(r, 3000));
+    after = await health();
+    console.log(`slow readers: ${READERS} for ${SECONDS} s, ${samples} samples; answers ${JSON.stringify(stats.status)}, ${stats.complete} pages read whole; streams at most ${peakStreams}; RSS ${Math.round(base.memory.rss_bytes / MB)} MB -> peak ${Math.round(peakRss / MB)} MB (bound +${BOUND / MB} MB) -> ${Math.round(after.memory.rss_bytes / MB)} MB after; pulls refused ${after.csv_page_slots.pulls_refused}`);
+
+    expect(peakStreams).toBeLessThanOrEqual(SLOTS);
+    expect(peakStreams).toBeGreaterThan(0);
+    expect(stats.status['503'] ?? 0).toBeGreaterThan(READERS);
+    expect(stats.status['200'] ?? 0).toBeGreaterThan(0);
+    expect(Object.keys(stats.status).sort()).toEqual(['200', '503']);
+    expect(peakRss - base.memory.rss_bytes).toBeLessThan(BOUND);
+    expect(after.open_streams).toBe(0);
+    expect(after.csv_page_slots.free).toBe(SLOTS);
+    // Within 20% of the baseline once they left.
+    expect(after.memory.rss_bytes).toBeLessThan(base.memory.rss_bytes * 1.2);
+  });
+});
