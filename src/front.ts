@@ -43,10 +43,13 @@ export type FrontEvent =
 
 const post = (e: FrontEvent): void => parentPort!.postMessage(e);
 
-/** This thread's app, once built: closed when the main thread is about to exit (see main.ts exit). */
+/** This thread's app and listener, once built: closed when the main thread is about to exit (see main.ts exit). */
 let app: UWS.TemplatedApp | null = null;
+let listener: Listener | null = null;
 parentPort!.on('message', (m: unknown) => {
   if (m !== 'close') return;
+  // Shut first: a 'resume' arriving later must not listen again on a closed app.
+  listener?.shut();
   (app as unknown as { close(): void } | null)?.close();
   post({ event: 'closed' });
 });
@@ -65,14 +68,14 @@ async function run(): Promise<void> {
     parentPort!.on('message', take);
     post({ event: 'ready' });
   });
-  const listener = new Listener(uws, app, config.host, port);
-  await listener.open();
+  const own = (listener = new Listener(uws, app, config.host, port));
+  await own.open();
   parentPort!.on('message', (m: unknown) => {
     // The connection gate (main thread) closes and reopens every listening socket of the process.
-    if (m === 'pause') listener.close();
-    if (m === 'resume') listener.open().catch((err: unknown) => post({ event: 'failed', message: err instanceof Error ? err.message : String(err) }));
+    if (m === 'pause') own.close();
+    if (m === 'resume') own.open().catch((err: unknown) => post({ event: 'failed', message: err instanceof Error ? err.message : String(err) }));
     if (m !== 'stop') return;
-    listener.shut();
+    own.shut();
     const inFlightAtSignal = inFlight();
     // The main thread ends the process once every front thread has stopped, having asked each to close
     // its sockets (idle keep-alive clients too): a thread torn down with uWS sockets open aborts the process.
@@ -82,7 +85,7 @@ async function run(): Promise<void> {
       post({ event: 'stopped', inFlightAtSignal, drained, unfinished });
     });
   });
-  post({ event: 'listening', port: listener.port });
+  post({ event: 'listening', port: own.port });
 }
 
 // A failure is reported, and the main thread ends the process (see the stop above).

@@ -24,6 +24,8 @@ import type { FrontData, FrontEvent } from './front.js';
 
 /** The front threads started so far (see exit). */
 const frontThreads: Worker[] = [];
+/** The connection gate, once started: stopped on every way out, so it never reopens a socket of an ending process. */
+let gate: ConnectionGate | null = null;
 
 /**
  * Ends the process. A thread torn down with uWS sockets open aborts the
@@ -32,6 +34,7 @@ const frontThreads: Worker[] = [];
  * stuck thread) is not waited for.
  */
 async function exit(code: number): Promise<never> {
+  gate?.stop();
   await Promise.all(frontThreads.map((w) => new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, 1000);
     w.on('message', (e: FrontEvent) => { if (e.event === 'closed') { clearTimeout(timer); resolve(); } });
@@ -76,7 +79,7 @@ async function main(): Promise<void> {
   line('finance', finance.port, finance.extra);
   const arrestsListener = new Listener(uws, buildApp(uws, arrestsService(arrests, config)), config.host, config.arrestsPort);
   await arrestsListener.open();
-  const gate = new ConnectionGate(config.maxConnections ?? defaultCap(descriptorLimit(), openDescriptors() ?? 0), {
+  gate = new ConnectionGate(config.maxConnections ?? defaultCap(descriptorLimit(), openDescriptors() ?? 0), {
     pause: () => { arrestsListener.close(); finance.pause(); },
     resume: () => { arrestsListener.open().catch(reopenFailed); finance.resume(); },
   });
@@ -90,7 +93,7 @@ async function main(): Promise<void> {
   const stop = (): void => {
     if (stopping) return;
     stopping = true;
-    gate.stop();
+    gate?.stop();
     arrestsListener.shut();
     finance.stopListening();
     const here = inFlight();

@@ -47,6 +47,8 @@ const EARLY_FLUSH_PER_WORKER = 4;
 export class Pool implements JobRunner {
   readonly piscina: Piscina;
   private readonly capacity: number;
+  /** Places only small jobs may take (see admit). */
+  private readonly smallReserve: number;
   private readonly workers: number;
   private outstanding = 0;
   private pending: Pending[] = [];
@@ -61,6 +63,7 @@ export class Pool implements JobRunner {
 
   constructor(o: PoolOptions) {
     this.capacity = o.workers + o.maxQueue;
+    this.smallReserve = Math.floor(this.capacity / 4);
     this.workers = o.workers;
     this.inline = o.inline ?? {};
     this.piscina = new Piscina({
@@ -92,8 +95,14 @@ export class Pool implements JobRunner {
    */
   threadGone = (threadId: number): Promise<void> => this.exits.get(threadId) ?? Promise.resolve();
 
-  private admit(): () => void {
-    if (this.outstanding >= this.capacity) {
+  /**
+   * A place among the jobs running or waiting, or a 503. A quarter of the places (none under four) are
+   * kept for small jobs: bulk jobs (pages, counts, rollups, peers) fill at most the rest, so a crowd
+   * of them cannot get small queries refused (issue 23, finding 9).
+   */
+  private admit(small: boolean): () => void {
+    const limit = small ? this.capacity : this.capacity - this.smallReserve;
+    if (this.outstanding >= limit) {
       throw apiError('E_BUSY', `The server is at capacity (${this.outstanding} jobs running or waiting); retry after the Retry-After seconds.`);
     }
     this.outstanding++;
@@ -102,7 +111,7 @@ export class Pool implements JobRunner {
 
   run<N extends JobName>(name: N, args: JobArgs<N>, signal?: AbortSignal): Promise<JobResult<N>> {
     let done: () => void;
-    try { done = this.admit(); } catch (e) { return Promise.reject(e); }
+    try { done = this.admit(false); } catch (e) { return Promise.reject(e); }
     const job = this.piscina.run(args, { name, ...(signal ? { signal } : {}) }) as Promise<JobResult<N>>;
     job.then(done, done);
     return job;
@@ -122,7 +131,7 @@ export class Pool implements JobRunner {
     if (here !== undefined) return this.runHere(here, args);
     const signal = typeof lazySignal === 'function' ? lazySignal() : lazySignal;
     let done: () => void;
-    try { done = this.admit(); } catch (e) { return Promise.reject(e); }
+    try { done = this.admit(true); } catch (e) { return Promise.reject(e); }
     const job = new Promise<unknown>((resolve, reject) => {
       this.pending.push({ item: { name, args }, signal, resolve, reject });
     }) as Promise<JobResult<N>>;

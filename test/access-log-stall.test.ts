@@ -10,9 +10,17 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type Running } from './helpers/server.js';
 
-let s: Running;
-beforeAll(async () => { s = await startServer({ ACCESS_LOG: 'true' }); }, 60_000);
-afterAll(async () => { agent.destroy(); s?.proc.stdout?.resume(); await s?.stop(); });
+// Two servers: the usual non-blocking stdout, and the asynchronous writes used where stdout cannot be
+// reopened non-blocking (a pipe owned by another user, as in a container run as another user).
+const MODES = ['nonblocking', 'async'] as const;
+const servers = new Map<string, Running>();
+beforeAll(async () => {
+  for (const mode of MODES) servers.set(mode, await startServer({ ACCESS_LOG: 'true', ...(mode === 'async' ? { CIVICSTREAM_LOG_SINK: 'async' } : {}) }));
+}, 60_000);
+afterAll(async () => {
+  agent.destroy();
+  for (const s of servers.values()) { s.proc.stdout?.resume(); await s.stop(); }
+});
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
 const get = (url: string): Promise<number> => new Promise((resolve, reject) => {
@@ -34,7 +42,8 @@ async function burst(url: string, n: number, deadlineMs: number): Promise<number
 type Health = { data: { memory: { rss_bytes: number }; access_log: { dropped_lines: number; buffered_bytes: number; buffer_bytes: number } }[] };
 
 describe('access log on a stalled stdout', () => {
-  it('keeps answering both services, holds at most its buffer, and counts the lines it drops', async () => {
+  it.each(MODES)('%s: keeps answering both services, holds at most its buffer, and counts the lines it drops', async (mode) => {
+    const s = servers.get(mode)!;
     const before = ((await (await fetch(`${s.url}/api/v1/health`)).json()) as Health).data[0]!;
     s.proc.stdout!.pause();
     // Well past the pipe (64 KB) and the buffer of each thread (1 MB, about 4,000 lines).

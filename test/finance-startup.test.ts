@@ -309,12 +309,30 @@ describe('load cache integrity', () => {
     const file = path.join(cacheDir, readdirSync(cacheDir)[0]!);
     const text = readFileSync(file);
     const nl = text.indexOf(10);
-    const header = JSON.parse(text.subarray(0, nl).toString('utf8'));
+    // A header that vouches for itself (its own sha256 recomputed) but names another manifest.
+    const { header_sha256: _digest, ...header } = JSON.parse(text.subarray(0, nl).toString('utf8'));
     header.manifest_sha256 = header.manifest_sha256.replace(/^./, (c: string) => (c === '0' ? '1' : '0'));
-    writeFileSync(file, Buffer.concat([Buffer.from(JSON.stringify(header)), text.subarray(nl)]));
+    const body = JSON.stringify(header);
+    const line = `${body.slice(0, -1)},"header_sha256":"${createHash('sha256').update(body).digest('hex')}"}`;
+    writeFileSync(file, Buffer.concat([Buffer.from(line), text.subarray(nl)]));
     const s = await startServer({ FINANCE_DATA: dir, WORKERS: '1' });
     expect(s.ready.loader_threads).toBeGreaterThan(0);
     expect(s.stderr()).toContain('it was built from another manifest');
+    await s.stop();
+  }, 120_000);
+
+  it('a count flipped in the header (same size, no digest recomputed) is found too', async () => {
+    const dir = mirror();
+    await (await startServer({ FINANCE_DATA: dir, WORKERS: '1' })).stop();
+    const cacheDir = path.join(dir, '.civicstream-cache');
+    const file = path.join(cacheDir, readdirSync(cacheDir)[0]!);
+    const text = readFileSync(file);
+    const at = text.indexOf('"nGroups":') + '"nGroups":'.length;
+    text[at] = text[at] === 0x31 ? 0x32 : 0x31;
+    writeFileSync(file, text);
+    const s = await startServer({ FINANCE_DATA: dir, WORKERS: '1' });
+    expect(s.ready.loader_threads).toBeGreaterThan(0);
+    expect(s.stderr()).toContain('its header does not match its sha256');
     await s.stop();
   }, 120_000);
 

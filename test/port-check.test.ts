@@ -40,4 +40,21 @@ describe('ports', () => {
       other.close();
     }
   }, 60_000);
+
+  it('refuses a port another civicstream has claimed but does not listen on (starting, or paused at its cap)', async () => {
+    const free = net.createServer();
+    await new Promise<void>((r) => free.listen(0, '127.0.0.1', r));
+    const port = (free.address() as net.AddressInfo).port;
+    await new Promise<void>((r) => free.close(() => r()));
+    // The claim a civicstream holds for its port: an abstract unix socket named for it.
+    const claim = net.createServer();
+    await new Promise<void>((r) => claim.listen({ path: `\0civicstream-port-${port}` }, r));
+    try {
+      const got = await runToExit({ HOST: '127.0.0.1', FINANCE_PORT: String(port) });
+      expect(got.code).toBe(1);
+      expect(got.stderr).toContain(`port ${port} (FINANCE_PORT) is claimed by another civicstream on this machine`);
+    } finally {
+      claim.close();
+    }
+  }, 60_000);
 });

@@ -1,8 +1,8 @@
 // Flat /spending and /revenue: many governments at once, selected by a govid
 // list or by state and type, paged JSON or streamed CSV (format=csv).
 
-import { hash } from 'node:crypto';
 import { apiError, type ApiError } from '../server/errors.js';
+import { shortDigest } from '../server/freshness.js';
 import { defineRoute, envelopeReply, type Reply, type RouteRequest, type RouteSpec } from '../server/route-spec.js';
 import { defaulted, formatParam, intParam, withExample } from '../server/params.js';
 import { GOV_TYPES } from './catalog.js';
@@ -78,7 +78,7 @@ function cohortOf(ctx: FinanceCtx, fips: string | undefined, typeNo: number, mat
  */
 function countKey(route: MoneyRoute, params: FlatParams): string {
   const { page: _page, limit: _limit, format: _format, ...rest } = params;
-  return hash('sha256', `${route.verb}?${JSON.stringify(rest)}`, 'base64url').slice(0, 27);
+  return shortDigest(`${route.verb}?${JSON.stringify(rest)}`);
 }
 
 /** Row counts kept: about 150 bytes each (a 27-character key, a number, the map's entry), so under 1.5 MB a thread. */

@@ -18,7 +18,7 @@
 // made 0700): a file another user could write is never read.
 
 import { createHash, type Hash } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { allocColumn, type Kind, type SharedColumn } from '../corpus/shared.js';
@@ -70,7 +70,10 @@ function guardians(file: string): string[] {
 
 /** Why a cache file or directory may not be trusted (another owner, writable by others, a link), or null. */
 export function untrusted(p: string): string | null {
-  const st = lstatSync(p);
+  return untrustedStat(p, lstatSync(p));
+}
+
+function untrustedStat(p: string, st: Stats): string | null {
   const uid = myUid();
   if (st.isSymbolicLink()) return `${p} is a symbolic link`;
   if (uid !== undefined && st.uid !== uid) return `${p} belongs to uid ${st.uid}, not to this process (uid ${uid})`;
@@ -118,6 +121,22 @@ interface Header {
   columns: { name: string; kind: Kind; length: number; bytes: number; sha256: string }[];
 }
 
+/** The header as written: its JSON, closed by the sha256 of that JSON (so a flipped count or code name is found too). */
+function headerLine(h: Header): string {
+  const body = JSON.stringify(h);
+  return `${body.slice(0, -1)},"header_sha256":"${createHash('sha256').update(body).digest('hex')}"}`;
+}
+
+/** The header of a line written by headerLine, or null when it does not parse or match its sha256. */
+function parseHeader(line: string): Header | null {
+  try {
+    const { header_sha256: digest, ...h } = JSON.parse(line) as Header & { header_sha256?: string };
+    return digest === createHash('sha256').update(JSON.stringify(h)).digest('hex') ? h : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Reads `bytes` at `pos` into `target`, hashing each chunk as it lands. */
 function readHashed(fd: number, target: Uint8Array, pos: number, h: Hash): void {
   for (let done = 0; done < target.length;) {
@@ -150,11 +169,15 @@ export async function readLoadCache(cat: Catalog): Promise<FinanceColumns | null
 function readVerified(cat: Catalog, file: string, k: string): FinanceColumns | null {
   let fd = -1;
   try {
-    fd = openSync(file, 'r');
+    // Not through a link, and checked on the file opened, not on the path (which could be swapped in between).
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+    const distrust = untrustedStat(file, fstatSync(fd));
+    if (distrust !== null) return reject(file, distrust, false);
     const head = Buffer.alloc(64 * 1024);
     readSync(fd, head, 0, head.length, 0);
     const nl = head.indexOf(10);
-    const header = JSON.parse(head.subarray(0, nl).toString('utf8')) as Header;
+    const header = parseHeader(head.subarray(0, nl).toString('utf8'));
+    if (header === null) return reject(file, 'its header does not match its sha256', true);
     if (header.format !== FORMAT || header.key !== k) return reject(file, 'its header is not of this format and key', true);
     if (header.manifest_sha256 !== manifestDigest(cat)) return reject(file, 'it was built from another manifest', true);
     let pos = nl + 1;
@@ -171,7 +194,8 @@ function readVerified(cat: Catalog, file: string, k: string): FinanceColumns | n
     for (const extra of header.extraCodes) if (!cat.codeId.has(extra)) { cat.codeId.set(extra, cat.codes.length); cat.codes.push(extra); }
     return withGovMeta({ nRows: header.nRows, nGroups: header.nGroups, nGov: header.nGov, ...(cols as Record<(typeof COLUMNS)[number], SharedColumn>) });
   } catch (err) {
-    return reject(file, `it cannot be read (${err instanceof Error ? err.message : String(err)})`, true);
+    // Perhaps only for now (out of memory or descriptors): kept for the next start to check again.
+    return reject(file, `it cannot be read (${err instanceof Error ? err.message : String(err)})`, false);
   } finally {
     if (fd >= 0) closeSync(fd);
   }
@@ -196,7 +220,7 @@ export function writeLoadCache(cat: Catalog, columns: FinanceColumns, codesAtSee
       if (!privateDirFor(file)) continue;
       const fd = openSync(tmp, 'w', 0o600);
       try {
-        writeSync(fd, `${JSON.stringify(header)}\n`);
+        writeSync(fd, `${headerLine(header)}\n`);
         for (const name of COLUMNS) writeSync(fd, bytesOf(name));
       } finally {
         closeSync(fd);

@@ -6,12 +6,13 @@
 // stdout synchronously on Linux (the main thread would block, and the school
 // service with it), and a worker thread's stdout is a queue in memory. So each
 // thread writes its own non-blocking descriptor of stdout (reopened through
-// /proc/self/fd/1), keeps at most ACCESS_LOG_BUFFER bytes of lines that the
-// pipe would not take, and drops (and counts) lines past that. Lines go out
+// /proc/self/fd/1; see openStdout for files and where that is refused),
+// keeps at most ACCESS_LOG_BUFFER bytes of lines that the pipe would not
+// take, and drops (and counts) lines past that. Lines go out
 // in writes of whole lines of at most PIPE_BUF bytes, which a pipe takes
 // whole or not at all, so the threads' lines never interleave.
 
-import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, write, writeSync } from 'node:fs';
 
 export interface LogEntry {
   requestId: string;
@@ -41,12 +42,19 @@ export function accessLogStats(): { dropped_lines: number; buffered_bytes: numbe
   return { dropped_lines: Number(Atomics.load(counters, 0)), buffered_bytes: sink?.buffered ?? 0, buffer_bytes: ACCESS_LOG_BUFFER };
 }
 
+/**
+ * Lines on their way to stdout, at most ACCESS_LOG_BUFFER bytes of them. Written synchronously to a
+ * descriptor that never blocks (a non-blocking pipe, or a regular file), or, where no such descriptor can
+ * be had, by one asynchronous write at a time, on libuv's thread pool, so a stalled reader holds at most
+ * that thread, never this one.
+ */
 class Sink {
   private readonly pending: Buffer[] = [];
   buffered = 0;
   private timer: NodeJS.Timeout | undefined;
+  private writing = false;
 
-  constructor(private readonly fd: number) {}
+  constructor(private readonly fd: number, private readonly async: boolean) {}
 
   write(line: string): void {
     let bytes = Buffer.from(line);
@@ -61,20 +69,37 @@ class Sink {
     this.schedule();
   }
 
-  /** Bytes the descriptor took: all, none (full: EAGAIN), or, for a write past PIPE_BUF, part. */
+  /** Bytes the descriptor took (or an asynchronous write took over): all, none (full, or a write under way), or part. */
   private tryWrite(b: Buffer): number {
+    if (this.async) {
+      if (this.writing) return 0;
+      this.writing = true;
+      write(this.fd, b, (err, n) => {
+        this.writing = false;
+        // stdout is gone (EPIPE: the reader closed): the line is dropped rather than a request failed.
+        if (err) Atomics.add(counters, 0, 1n);
+        else if (n < b.length) this.requeue(b.subarray(n));
+        this.flush();
+      });
+      return b.length;
+    }
     try {
       return writeSync(this.fd, b);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EAGAIN') return 0;
-      // stdout is gone (EPIPE: the reader closed): drop the line rather than fail a request.
       Atomics.add(counters, 0, 1n);
       return b.length;
     }
   }
 
+  private requeue(rest: Buffer): void {
+    this.pending.unshift(rest);
+    this.buffered += rest.length;
+  }
+
   private schedule(): void {
-    if (this.timer !== undefined) return;
+    // An asynchronous write under way flushes when it completes.
+    if (this.timer !== undefined || (this.async && this.writing)) return;
     this.timer = setTimeout(() => { this.timer = undefined; this.flush(); }, RETRY_MS);
     this.timer.unref();
   }
@@ -89,40 +114,37 @@ class Sink {
       if (took === 0) { this.schedule(); return; }
       this.pending.splice(0, n);
       this.buffered -= size;
-      if (took < size) {
-        const rest = batch.subarray(took);
-        this.pending.unshift(rest);
-        this.buffered += rest.length;
-      }
+      if (took < size) this.requeue(batch.subarray(took));
     }
   }
 }
 
-/** A non-blocking descriptor of stdout, or null where it cannot be reopened (not Linux, a socket). */
-function openStdout(): number | null {
+/**
+ * How this thread writes stdout. A regular file is written as it is (fd 1, whose offset the process's
+ * other lines share; a file does not stall). A pipe or terminal is reopened non-blocking through
+ * /proc/self/fd/1. Where that is refused (a pipe owned by another user, as in a container run as a
+ * user other than root) or there is no /proc, writes go one at a time, asynchronously.
+ * CIVICSTREAM_LOG_SINK=async asks for that last way (the test of it).
+ */
+function openStdout(): { fd: number; async: boolean; own: boolean } {
+  if (process.env.CIVICSTREAM_LOG_SINK === 'async') return { fd: 1, async: true, own: false };
   try {
-    return openSync('/proc/self/fd/1', constants.O_WRONLY | constants.O_APPEND | constants.O_NONBLOCK);
+    if (fstatSync(1).isFile()) return { fd: 1, async: false, own: false };
+    return { fd: openSync('/proc/self/fd/1', constants.O_WRONLY | constants.O_APPEND | constants.O_NONBLOCK | constants.O_NOCTTY), async: false, own: true };
   } catch {
-    return null;
+    return { fd: 1, async: true, own: false };
   }
 }
 
 let sink: Sink | undefined;
-let fallback = false;
 
 function emit(line: string): void {
-  if (sink === undefined && !fallback) {
-    const fd = openStdout();
-    if (fd === null) fallback = true;
-    else {
-      sink = new Sink(fd);
-      process.once('exit', () => { try { closeSync(fd); } catch { /* closing at exit */ } });
-    }
+  if (sink === undefined) {
+    const { fd, async, own } = openStdout();
+    sink = new Sink(fd, async);
+    if (own) process.once('exit', () => { try { closeSync(fd); } catch { /* closing at exit */ } });
   }
-  if (sink !== undefined) { sink.write(line); return; }
-  // Elsewhere: Node's stream, with the same bound on what it may hold.
-  if (process.stdout.writableLength + line.length > ACCESS_LOG_BUFFER) { Atomics.add(counters, 0, 1n); return; }
-  process.stdout.write(line);
+  sink.write(line);
 }
 
 export function logRequest(service: { name: string; accessLog: boolean }, e: LogEntry): void {

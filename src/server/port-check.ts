@@ -29,6 +29,25 @@ async function civicstreamAt(host: string, port: number): Promise<string | null>
   }
 }
 
+/** Claims held for the life of the process (see claim). */
+const claims: net.Server[] = [];
+
+/**
+ * Claims the port for this process among civicstreams on this machine: an abstract unix socket named for
+ * it, which the kernel frees when the process ends. The bind check alone leaves a window: two instances
+ * started at once both find the port free while they load, and an instance paused at its connection cap
+ * (conn-gate.ts) has no listening socket to find. False when another process holds the claim.
+ */
+function claim(port: number): Promise<boolean> {
+  // Abstract sockets are Linux's; elsewhere the bind check is all there is.
+  if (process.platform !== 'linux') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', (e: NodeJS.ErrnoException) => resolve(e.code !== 'EADDRINUSE'));
+    srv.listen({ path: `\0civicstream-port-${port}` }, () => { srv.unref(); claims.push(srv); resolve(true); });
+  });
+}
+
 /**
  * Throws, naming the port, its variable and the cause, when `port` cannot be ours alone. Port 0 (any free
  * port) always can; with SHARE_PORT=true an operator asks for the kernel to spread one port's connections
@@ -37,7 +56,10 @@ async function civicstreamAt(host: string, port: number): Promise<string | null>
 export async function assertPortFree(host: string, port: number, variable: string, sharePort = false): Promise<void> {
   if (port === 0 || sharePort) return;
   const code = await bindError(host, port);
-  if (code === null) return;
+  if (code === null) {
+    if (await claim(port)) return;
+    throw new Error(`port ${port} (${variable}) is claimed by another civicstream on this machine (starting, or paused at its connection cap), and a second would split its traffic (uWS listens with SO_REUSEPORT). Stop it, set ${variable} to another port, or set SHARE_PORT=true to share the port on purpose.`);
+  }
   if (code !== 'EADDRINUSE') throw new Error(`cannot listen on ${host}:${port} (${variable}): ${code}`);
   const other = await civicstreamAt(host, port);
   if (other !== null) {

@@ -15,7 +15,8 @@ export function compileValidator<Ctx, Q>(route: RouteSpec<Ctx, Q>): Validator<Ct
 
   return (query, pathValues, ctx) => {
     for (const key of query.keys()) {
-      if (!(key in route.query)) {
+      // Own keys only: `in` would let ?constructor= or ?toString= through as if declared.
+      if (!Object.hasOwn(route.query, key)) {
         const why = route.rejects?.[key];
         throw apiError('E_UNKNOWN_KEY', why
           ? `Query parameter '${key}' is not accepted by ${route.path}: ${why} Accepted keys: ${listValues(accepted)}.`

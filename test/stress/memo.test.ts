@@ -47,7 +47,7 @@ describe('the CSV row-count memo', () => {
     const after = await rss();
     console.log(`memo: ${QUERIES} distinct ${IDS}-id CSV queries ${JSON.stringify(statuses)}; RSS ${Math.round(before / MB)} -> ${Math.round(after / MB)} MB`);
     expect(statuses[200]).toBeGreaterThan(QUERIES * 0.9);
-    // The memo is at most about 1.5 MB; the rest is the heap of 20,000 requests not yet collected (the old code: +260 MB).
-    expect(after - before).toBeLessThan(128 * MB);
+    // The memo is at most about 1.5 MB; the rest is the heap of 20,000 requests not yet collected (+64 to +111 MB in runs here; the old code: +260 MB).
+    expect(after - before).toBeLessThan(160 * MB);
   });
 });
