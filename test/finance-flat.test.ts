@@ -35,10 +35,24 @@ describe('selection', () => {
     expect(new Set(body.data.map((r: any) => r.canonical_govid))).toEqual(new Set(['062037161174']));
   });
 
-  it('needs a selection; govid and state/type intersect', async () => {
+  it('needs a selection; govid with state or type is a 400 naming both keys (issue 22, item 1)', async () => {
     expectErrorEnvelope(await get(S), 400);
-    const { body } = await get(`${S}?govid=062037161174,061037123085&type=city`);
-    expect(new Set(body.data.map((r: any) => r.canonical_govid))).toEqual(new Set(['062037161174']));
+    // Winthrop Town, ME has 47 rows in FY2020: with state=NH it was a 200 with total 0 and the id in neither list.
+    const [winthrop] = await query(`SELECT count(*)::INT AS n FROM ${long()} WHERE canonical_govid = '233011208221' AND year = 2020`);
+    expect(winthrop!.n).toBe(47);
+    for (const [url, keys] of [
+      [`${R}?govid=233011208221&state=NH`, 'govid and state'],
+      [`${S}?govid=062037161174,061037123085&type=city`, 'govid and type'],
+      [`${S}?govid=062037161174&state=CA&type=city&format=csv`, 'govid and state and type'],
+    ] as const) {
+      const got = await get(url);
+      expect(expectErrorEnvelope(got, 400), url).toContain(`${keys} cannot be used together`);
+      expect(got.body.meta.error_code, url).toBe('E_CONFLICT');
+    }
+    // Alone, the list answers every government in it.
+    const alone = (await get(`${R}?govid=233011208221&years=2020`)).body;
+    expect(alone.meta.total).toBe(alone.data.length);
+    expect(alone.provenance.scope.govids_found).toEqual(['233011208221']);
   });
 
   it('/spending refuses expenditure_concept=total naming /governments/{govid}/spending; /revenue refuses expenditure_concept and takes revenue_concept', async () => {

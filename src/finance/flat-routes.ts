@@ -59,6 +59,17 @@ export const limitForFormat = (p: CapParams & { limit?: number }): ApiError | un
 };
 const capOf = (p: CapParams): number => (p.format === 'csv' ? (p.subtype !== undefined || p.recipe !== undefined ? CSV_CAP_NARROW : CSV_CAP) : JSON_CAP);
 
+/**
+ * The spec selects "by govid ... or state plus type": one or the other. Both at once left an id the
+ * cohort filtered out in neither govids_found nor govids_missing, and data: [] for a government that
+ * reported (issue 22, item 1), so the pair is a 400 naming both keys, as /rollups does for state with govids.
+ */
+const govidOrCohort = (p: Pick<FlatParams, 'govid' | 'state' | 'type'>): ApiError | undefined => {
+  if (p.govid === undefined || (p.state === undefined && p.type === undefined)) return undefined;
+  const other = p.state !== undefined && p.type !== undefined ? 'state and type' : p.state !== undefined ? 'state' : 'type';
+  return apiError('E_CONFLICT', `govid and ${other} cannot be used together: govid names the governments itself, ${other} select${other.includes(' and ') ? '' : 's'} a cohort instead. Give one or the other.`);
+};
+
 const needsSelection = (p: Pick<FlatParams, 'govid' | 'state' | 'type'>): ApiError | undefined =>
   p.govid === undefined && p.state === undefined && p.type === undefined
     ? apiError('E_MISSING', 'Select governments with govid (a comma-separated list) or with state and/or type.')
@@ -150,7 +161,8 @@ function flatHandler(route: MoneyRoute) {
 const flatSpending: MoneyRoute = { verb: 'spending', flows: ['expenditure'], subtypeField: 'spend_subtype', withFlow: false };
 const flatRevenue: MoneyRoute = { verb: 'revenue', flows: ['revenue'], subtypeField: 'revenue_subtype', withFlow: false };
 
-const selection = { govid: govidListParam, state: stateParam, type: typeParam };
+// govid and state/type exclude each other: the docs fill in state and type, so govid carries no example here.
+const selection = { govid: withExample(govidListParam, undefined), state: stateParam, type: typeParam };
 const common = {
   years: latestYearParam, adjust: adjustParam('nominal'), base_year: defaulted(baseYearParam), per_capita: perCapitaParam(false),
   basis: defaulted(basisParam), complete: completeParam, format: flatFormatParam, limit: flatLimitParam, page: pageParam,
@@ -170,7 +182,7 @@ export const flatRoutes: Route[] = [
       expenditure_concept: expenditureConceptParam(false),
     },
     rejects: { revenue_concept: REJECT.revenue_concept, year: REJECT.year },
-    rules: [needsSelection, limitForFormat, RULES.recipeVsCategory, RULES.recipeVsSubtype, RULES.recipeVsComplete, RULES.completeVsAll, RULES.completeNeedsRepresentation, RULES.subtypeInExpenditureConcept],
+    rules: [needsSelection, govidOrCohort, limitForFormat, RULES.recipeVsCategory, RULES.recipeVsSubtype, RULES.recipeVsComplete, RULES.completeVsAll, RULES.completeNeedsRepresentation, RULES.subtypeInExpenditureConcept],
     rowFields: moneyFields('spend_subtype'),
     examples: (ctx) => [
       { description: 'Two governments side by side, police', path: `${V1}/spending?govid=${exampleGov(ctx, 1)},${exampleGov(ctx, 2)}&category=Police&years=${ctx.catalog.years.join(',')}` },
@@ -189,7 +201,7 @@ export const flatRoutes: Route[] = [
       revenue_concept: revenueConceptParam,
     },
     rejects: { expenditure_concept: REJECT.expenditure_concept, year: REJECT.year },
-    rules: [needsSelection, limitForFormat, RULES.recipeVsCategory, RULES.recipeVsSubtype, RULES.recipeVsComplete, RULES.completeVsAll, RULES.completeNeedsRepresentation, RULES.subtypeInRevenueConcept],
+    rules: [needsSelection, govidOrCohort, limitForFormat, RULES.recipeVsCategory, RULES.recipeVsSubtype, RULES.recipeVsComplete, RULES.completeVsAll, RULES.completeNeedsRepresentation, RULES.subtypeInRevenueConcept],
     rowFields: moneyFields('revenue_subtype'),
     examples: () => [{ description: "Texas counties' property tax", path: `${V1}/revenue?state=TX&type=county&category=Property%20Tax` }],
     handle: flatHandler(flatRevenue),
