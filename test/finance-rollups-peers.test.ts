@@ -198,3 +198,28 @@ describe('/governments/{govid}/peer-comparison', () => {
     for (const [i, r] of real.entries()) expect(r.amt_per_capita_real).toBeCloseTo((nominal[i].amt_per_capita_nominal * 224.923) / 258.8558, 9);
   });
 });
+
+// Issue 22, item 6: a government that reported is expected by definition. Massachusetts cities in FY2011
+// answered n_units_expected 50 against n_units_reporting 56 (expected came from registry lifespans alone).
+describe('coverage never contradicts itself', () => {
+  it('Massachusetts cities, FY2011: expected is at least reporting', async () => {
+    const { body } = await get('/api/v1/rollups?layer=city&state=MA&years=2011');
+    expect(body.meta.n_units_reporting).toBeGreaterThan(50);
+    expect(body.meta.n_units_expected).toBeGreaterThanOrEqual(body.meta.n_units_reporting);
+  });
+
+  it('every layer of a sweep of states, every published year, and the peer routes: expected >= reporting', async () => {
+    const rows: { year: number; n_units_expected: number; n_units_reporting: number }[] = [];
+    for (const state of ['MA', 'NY', 'TX', 'CA', 'NH', 'RI', 'DE', 'ME']) {
+      for (const layer of ['county', 'city']) {
+        const { body, status } = await get(`/api/v1/rollups?layer=${layer}&state=${state}&years=2011,2019,2020&category=Police`);
+        expect(status).toBe(200);
+        rows.push(...body.meta.coverage_by_year);
+      }
+    }
+    const peers = (await get('/api/v1/governments/062037161174/peer-comparison?category=Police&years=2011,2019,2020')).body;
+    rows.push(...peers.meta.coverage_by_year);
+    expect(rows.length).toBeGreaterThan(45);
+    for (const r of rows) expect(r.n_units_expected, JSON.stringify(r)).toBeGreaterThanOrEqual(r.n_units_reporting);
+  });
+});

@@ -56,8 +56,9 @@ export interface CoverageRow {
   is_census_year: boolean;
 }
 
+/** Coverage per year. A unit that reported is expected by definition, so expected is never below reporting. */
 export function coverageRows(years: number[], reporting: readonly number[], expected: (year: number) => number): CoverageRow[] {
-  return years.map((year, i) => ({ year, n_units_reporting: reporting[i]!, n_units_expected: expected(year), is_census_year: isCensusYear(year) }));
+  return years.map((year, i) => ({ year, n_units_reporting: reporting[i]!, n_units_expected: Math.max(expected(year), reporting[i]!), is_census_year: isCensusYear(year) }));
 }
 
 /** The coverage fields of meta: the latest year's figures, and the whole table when several years were asked for. */

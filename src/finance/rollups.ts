@@ -60,10 +60,14 @@ async function rollups(req: RouteRequest<FinanceCtx, RollupParams>): Promise<Rep
   };
   const res = await runMoney(ctx, plan, req.signal);
 
+  // Expected in a year: the registry's lifespan covers it, or the government reported that year (one that
+  // reported is expected by definition; lifespans miss some: issue 22, item 6).
+  const reportedIn = new Map<number, Set<number>>();
+  for (const [gid, ys] of res.summary.yearsPresent) for (const y of ys) (reportedIn.get(y) ?? reportedIn.set(y, new Set()).get(y)!).add(gid);
   const expected = (year: number): number =>
     gids.filter((gid) => {
       const g = ctx.catalog.governments[gid]!;
-      return (g.first_year ?? -Infinity) <= year && year <= (g.last_year ?? Infinity);
+      return ((g.first_year ?? -Infinity) <= year && year <= (g.last_year ?? Infinity)) || reportedIn.get(year)?.has(gid) === true;
     }).length;
   const coverage = coverageRows(plan.years, res.summary.reporting, expected);
   const fipsOf = (i: number) => ctx.catalog.governments[res.rows.gov[i]!]!.fips_state;
