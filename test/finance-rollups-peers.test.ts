@@ -223,3 +223,21 @@ describe('coverage never contradicts itself', () => {
     for (const r of rows) expect(r.n_units_expected, JSON.stringify(r)).toBeGreaterThanOrEqual(r.n_units_reporting);
   });
 });
+
+// Issue 22, item 5: summaries are computed from peer rows, so a cell where no peer has a value has none.
+describe('peer-comparison summaries', () => {
+  it('come only for cells where some peer has a value (Transit Utilities: 12 of 16 rows were empty summaries)', async () => {
+    const { body } = await get('/api/v1/governments/062037161174/peer-comparison?category=Transit%20Utilities&years=2019,2020');
+    const summaries = body.data.filter((r: any) => String(r.role).startsWith('summary_'));
+    for (const s of summaries) {
+      expect(s.amt_per_capita_nominal, JSON.stringify(s)).not.toBeNull();
+      expect(s.ranked_of).toBeGreaterThan(0);
+    }
+    // Each summarised cell has a peer row in it, and every cell with peer rows is summarised, three rows each.
+    const key = (r: any) => `${r.year}:${r.spend_subtype}:${r.category}`;
+    const peerCells = new Set(body.data.filter((r: any) => r.role === 'peer' && r.amt_per_capita_nominal !== null).map(key));
+    expect(new Set(summaries.map(key))).toEqual(peerCells);
+    expect(summaries.length).toBe(3 * peerCells.size);
+    expect(body.meta.total).toBe(body.data.length);
+  });
+});

@@ -140,11 +140,13 @@ async function comparisonHandler(req: RouteRequest<FinanceCtx, ComparisonParams>
 
   const baseCpi = ctx.catalog.cpi.index.get(params.base_year)!;
   const r = res.rows;
-  const cells = res.summary.peerCells;
+  // Summary rows are computed from peer rows: a cell where no peer has a value gets none (issue 22, item 5).
+  const cells = res.summary.peerCells.filter((cell) => cell.n > 0);
   const nRows = r.n, nAll = nRows + cells.length * 3;
   const cellOf = (i: number) => cells[Math.floor((i - nRows) / 3)]!;
   const q = (i: number) => SUMMARY[(i - nRows) % 3]!;
-  const rank = new Map(cells.map((cell) => [`${cell.year}:${cell.sub}:${cell.cat}`, cell]));
+  // The target's rank reads every cell, those without peers too (rank 1 of 1).
+  const rank = new Map(res.summary.peerCells.map((cell) => [`${cell.year}:${cell.sub}:${cell.cat}`, cell]));
   const rowCell = (i: number) => rank.get(`${r.year[i]}:${r.sub[i]}:${r.cat[i]}`);
   const base = moneyTable(ctx, comparisonRoute, tableOptions(params), res, [{ name: 'role', get: (i) => (r.gov[i] === gid ? 'target' : 'peer') }]);
   const summaryValue = (name: string, i: number): unknown => {
