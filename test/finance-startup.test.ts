@@ -302,11 +302,24 @@ describe('load cache integrity', () => {
     await third.stop();
   }, 120_000);
 
-  it('a cache from another manifest is not read', async () => {
+  /** A mirror whose load cache a first start wrote, and that cache's file. */
+  async function cachedMirror(): Promise<{ dir: string; file: string }> {
     const dir = mirror();
     await (await startServer({ FINANCE_DATA: dir, WORKERS: '1' })).stop();
     const cacheDir = path.join(dir, '.civicstream-cache');
-    const file = path.join(cacheDir, readdirSync(cacheDir)[0]!);
+    return { dir, file: path.join(cacheDir, readdirSync(cacheDir)[0]!) };
+  }
+
+  /** The next start loads from parquet, saying why on stderr. */
+  async function rejected(dir: string, why: string): Promise<void> {
+    const s = await startServer({ FINANCE_DATA: dir, WORKERS: '1' });
+    expect(s.ready.loader_threads).toBeGreaterThan(0);
+    expect(s.stderr()).toContain(why);
+    await s.stop();
+  }
+
+  it('a cache from another manifest is not read', async () => {
+    const { dir, file } = await cachedMirror();
     const text = readFileSync(file);
     const nl = text.indexOf(10);
     // A header that vouches for itself (its own sha256 recomputed) but names another manifest.
@@ -315,25 +328,16 @@ describe('load cache integrity', () => {
     const body = JSON.stringify(header);
     const line = `${body.slice(0, -1)},"header_sha256":"${createHash('sha256').update(body).digest('hex')}"}`;
     writeFileSync(file, Buffer.concat([Buffer.from(line), text.subarray(nl)]));
-    const s = await startServer({ FINANCE_DATA: dir, WORKERS: '1' });
-    expect(s.ready.loader_threads).toBeGreaterThan(0);
-    expect(s.stderr()).toContain('it was built from another manifest');
-    await s.stop();
+    await rejected(dir, 'it was built from another manifest');
   }, 120_000);
 
   it('a count flipped in the header (same size, no digest recomputed) is found too', async () => {
-    const dir = mirror();
-    await (await startServer({ FINANCE_DATA: dir, WORKERS: '1' })).stop();
-    const cacheDir = path.join(dir, '.civicstream-cache');
-    const file = path.join(cacheDir, readdirSync(cacheDir)[0]!);
+    const { dir, file } = await cachedMirror();
     const text = readFileSync(file);
     const at = text.indexOf('"nGroups":') + '"nGroups":'.length;
     text[at] = text[at] === 0x31 ? 0x32 : 0x31;
     writeFileSync(file, text);
-    const s = await startServer({ FINANCE_DATA: dir, WORKERS: '1' });
-    expect(s.ready.loader_threads).toBeGreaterThan(0);
-    expect(s.stderr()).toContain('its header does not match its sha256');
-    await s.stop();
+    await rejected(dir, 'its header does not match its sha256');
   }, 120_000);
 
   it('under the shared temp directory: one private (0700) directory per user, and a directory others can write is never read', async () => {
