@@ -267,3 +267,16 @@ describe('/draws', () => {
     expect(n).toBe(m);
   });
 });
+
+// The spec gives /states no limit or page: every row in one page (it was cut at 1,000, with no way to the rest).
+describe('/states pages', () => {
+  it('answer every matching row, meta.limit equal to meta.total, and refuse limit and page', async () => {
+    for (const p of ['/api/v1/states', '/api/v1/states?year=21-22', '/api/v1/states/DE']) {
+      const { body, status } = await get(p);
+      expect(status, p).toBe(200);
+      expect(body.data.length, p).toBe(body.meta.total);
+      expect(body.meta.limit, p).toBe(body.meta.total);
+    }
+    expectErrorEnvelope(await get('/api/v1/states?limit=5'), 400);
+  });
+});

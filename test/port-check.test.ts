@@ -7,8 +7,8 @@ import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { arrestsUrl, financeUrl } from './helpers/http.js';
 import { runToExit } from './helpers/server.js';
+import { portOf } from './helpers/raw-http.js';
 
-const portOf = (base: string): number => Number(new URL(base).port);
 
 describe('ports', () => {
   it('refuses to start on the port of a running civicstream, naming the port and the instance', async () => {

@@ -121,7 +121,7 @@ export function estimates(req: RouteRequest<ArrestsCtx, EstimateParams>): Reply 
 
 export function states(req: RouteRequest<ArrestsCtx, EstimateParams>): Reply {
   const { ctx, params } = req;
-  const { model, interval, state, limit = 1000, page = 0 } = params;
+  const { model, interval, state } = params;
   const block = ctx.summaries.state.get(model)!;
   let from = 0, to = block.n;
   if (state !== undefined) {
@@ -130,7 +130,9 @@ export function states(req: RouteRequest<ArrestsCtx, EstimateParams>): Reply {
   }
   const { rows } = select(block, from, to, params);
   const j = INTERVALS.indexOf(interval);
-  const data = rows.slice(page * limit, page * limit + limit).map((i) => {
+  // The spec gives /states no limit or page: every row, one page (at most states x groups x years, a few thousand).
+  const page = 0, limit = rows.length;
+  const data = rows.map((i) => {
     const code = ctx.summaries.states[block.key[i]!]!;
     const enroll = Number.isNaN(block.enroll[i]!) ? null : block.enroll[i]!;
     const lo = block.lo[i * 3 + j]!, hi = block.hi[i * 3 + j]!, med = block.median[i]!;

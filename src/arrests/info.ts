@@ -4,7 +4,7 @@
 import { ok } from '../server/envelope.js';
 import type { ServiceDocs } from '../server/docs-text.js';
 import { openStreams } from '../server/lifecycle.js';
-import { accessLogStats, connectionStats, memoryStats } from '../server/process-stats.js';
+import { processStats } from '../server/process-stats.js';
 import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
 import type { ArrestsCtx } from './context.js';
 import { MODELS, partitionId, type SchoolYear } from './models.js';
@@ -56,9 +56,7 @@ export function health(req: RouteRequest<ArrestsCtx>): Reply {
     status: 'ok',
     mirror: { districts: ctx.districts.length, shards: ctx.manifest.shards.length, draw_rows: ctx.summaries.build.rows },
     summaries: ctx.summaries.build,
-    memory: memoryStats(),
-    access_log: accessLogStats(),
-    connections: connectionStats(),
+    ...processStats(),
     open_streams: openStreams(),
     uptime_s: Math.round((Date.now() - ctx.startedAt) / 1000),
   }]));

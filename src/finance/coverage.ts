@@ -56,6 +56,21 @@ export interface CoverageRow {
   is_census_year: boolean;
 }
 
+/**
+ * Units expected in a year, of a layer's governments: those whose registry lifespan (first_year to
+ * last_year) covers it, and those that reported that year (a unit that reported is expected by
+ * definition; lifespans miss some: issue 22, item 6). yearsPresent is the money job's [gid, years].
+ */
+export function expectedByRegistry(cat: Catalog, gids: readonly number[], yearsPresent: readonly [number, number[]][]): (year: number) => number {
+  const reportedIn = new Map<number, Set<number>>();
+  for (const [gid, ys] of yearsPresent) for (const y of ys) (reportedIn.get(y) ?? reportedIn.set(y, new Set()).get(y)!).add(gid);
+  return (year) =>
+    gids.filter((gid) => {
+      const g = cat.governments[gid]!;
+      return ((g.first_year ?? -Infinity) <= year && year <= (g.last_year ?? Infinity)) || reportedIn.get(year)?.has(gid) === true;
+    }).length;
+}
+
 /** Coverage per year. A unit that reported is expected by definition, so expected is never below reporting. */
 export function coverageRows(years: number[], reporting: readonly number[], expected: (year: number) => number): CoverageRow[] {
   return years.map((year, i) => ({ year, n_units_reporting: reporting[i]!, n_units_expected: Math.max(expected(year), reporting[i]!), is_census_year: isCensusYear(year) }));

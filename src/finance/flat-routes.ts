@@ -7,6 +7,7 @@ import { defineRoute, envelopeReply, type Reply, type RouteRequest, type RouteSp
 import { defaulted, formatParam, intParam, withExample } from '../server/params.js';
 import { GOV_TYPES } from './catalog.js';
 import type { FinanceCtx } from './context.js';
+import { cohortOf } from './cohort.js';
 import { exampleGov } from './examples.js';
 import { answer, planOf, type MoneyParams } from './money.js';
 import type { MoneyRoute } from './money-table.js';
@@ -75,14 +76,6 @@ const needsSelection = (p: Pick<FlatParams, 'govid' | 'state' | 'type'>): ApiErr
     ? apiError('E_MISSING', 'Select governments with govid (a comma-separated list) or with state and/or type.')
     : undefined;
 
-/** A state/type cohort's governments: a scan of the registry the first time, a lookup after (the corpus is immutable). */
-function cohortOf(ctx: FinanceCtx, fips: string | undefined, typeNo: number, match: (gid: number) => boolean): number[] {
-  const key = `${fips ?? ''}|${typeNo}`;
-  let gids = ctx.cohorts.get(key);
-  if (!gids) ctx.cohorts.set(key, (gids = ctx.catalog.governments.map((_, gid) => gid).filter(match)));
-  return gids;
-}
-
 /**
  * A query's identity for its row count: the digest of every parameter but the page, its size and the format.
  * A fixed 27 characters whatever the query (a list of 600 govids included), so the memo's size is its count of entries.
@@ -112,7 +105,7 @@ function flatHandler(route: MoneyRoute) {
       const g = ctx.catalog.governments[gid]!;
       return (fips === undefined || g.fips_state === fips) && (typeNo < 0 || g.type === typeNo);
     };
-    const gids = list ? list.gids.filter(match) : cohortOf(ctx, fips, typeNo, match);
+    const gids = list ? list.gids.filter(match) : cohortOf(ctx, fips, typeNo);
     const plan = planOf(ctx, route, { gids, years: params.years, params });
 
     if (params.format === 'csv') {

@@ -5,7 +5,7 @@
 import { threadId } from 'node:worker_threads';
 import { ok } from '../server/envelope.js';
 import { inFlight, openStreams } from '../server/lifecycle.js';
-import { accessLogStats, connectionStats, memoryStats } from '../server/process-stats.js';
+import { processStats } from '../server/process-stats.js';
 import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
 import type { FinanceCtx } from './context.js';
 import { ATTRIBUTION } from './docs.js';
@@ -51,9 +51,7 @@ export function health(req: RouteRequest<FinanceCtx>): Reply {
     status: 'ok',
     corpus: { rows: ctx.stats.rows, groups: ctx.stats.groups, years: ctx.catalog.years, schema_version: ctx.catalog.manifest.schemaVersion },
     workers: ctx.workers,
-    memory: memoryStats(),
-    access_log: accessLogStats(),
-    connections: connectionStats(),
+    ...processStats(),
     open_streams: openStreams(),
     pool_jobs: ctx.pool.load,
     pool_batches: { messages: ctx.pool.batches, jobs: ctx.pool.batchedJobs },

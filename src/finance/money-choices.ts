@@ -13,6 +13,9 @@ export interface CategoryChoice {
   names: string[];
 }
 
+/** The choice of every category (`category=All Categories`), what a parsed category parameter gives for it. */
+export const EVERY_CATEGORY: CategoryChoice = { ids: null, all: true, names: [ALL_CATEGORIES] };
+
 export interface RecipeChoice {
   /** The recipe's index in the catalog's recipes. */
   index: number;

@@ -9,7 +9,7 @@ import type { ParamSpec } from '../server/route-spec.js';
 import type { Flow } from './catalog.js';
 import type { FinanceCtx } from './context.js';
 import { EXPENDITURE_CONCEPTS, FLOW_ID, REVENUE_CONCEPTS, SUBTYPES, type EngineCatalog } from './engine-catalog.js';
-import { ALL_CATEGORIES, type CategoryChoice, type RecipeChoice } from './money-choices.js';
+import { ALL_CATEGORIES, EVERY_CATEGORY, type CategoryChoice, type RecipeChoice } from './money-choices.js';
 import { yearsParam } from './params.js';
 
 type P<T> = ParamSpec<FinanceCtx, T>;
@@ -49,7 +49,7 @@ export function categoryParam(o: { flows: Flow[]; route: string; single?: boolea
       if (parts.some((p) => p.toLowerCase() === ALL_CATEGORIES.toLowerCase())) {
         if (o.allowAll === false) throw apiError('E_BAD_VALUE', `${name} '${ALL_CATEGORIES}' is not available on ${o.route}. ${options()}`);
         if (parts.length > 1) throw apiError('E_BAD_VALUE', `${name} '${ALL_CATEGORIES}' sums every category and cannot be combined with others.`);
-        return { ids: null, all: true, names: [ALL_CATEGORIES] };
+        return EVERY_CATEGORY;
       }
       const byName = categoryIds(engine);
       const ids: number[] = [];

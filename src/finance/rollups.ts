@@ -8,11 +8,12 @@ import { defineRoute, envelopeReply, type Reply, type RouteRequest, type RouteSp
 import { STATE_BY_FIPS } from '../geo/states.js';
 import { GOV_TYPES } from './catalog.js';
 import type { FinanceCtx } from './context.js';
-import { censusYearsRule, coverageMeta, coverageParam, coverageRows, coverageYearsParam, type Coverage } from './coverage.js';
+import { censusYearsRule, coverageMeta, coverageParam, coverageRows, coverageYearsParam, expectedByRegistry, type Coverage } from './coverage.js';
 import { answer, corpusBasis, planOf, type MoneyParams } from './money.js';
 import type { MoneyRoute } from './money-table.js';
 import { REJECT, adjustParam, baseYearParam, categoryParam, expenditureConceptParam, moneyLimitParam, perCapitaParam } from './money-params.js';
-import { ALL_CATEGORIES, type CategoryChoice } from './money-choices.js';
+import { EVERY_CATEGORY } from './money-choices.js';
+import { cohortOf } from './cohort.js';
 import { moneyFields } from './money-routes.js';
 import { govidListParam, pageParam, stateParam, type GovidList } from './params.js';
 import { runMoney } from './run-money.js';
@@ -39,7 +40,6 @@ const stateOrGovids = (p: { state?: string; govids?: GovidList }): ApiError | un
   (p.state !== undefined && p.govids !== undefined ? apiError('E_CONFLICT', 'state and govids are mutually exclusive on /rollups: state scopes the layer, govids names its governments.') : undefined);
 
 const rollupRoute: MoneyRoute = { verb: 'rollups', flows: ['expenditure'], subtypeField: 'spend_subtype', withFlow: false };
-const EVERY_CATEGORY: CategoryChoice = { ids: null, all: true, names: [ALL_CATEGORIES] };
 
 type RollupParams = Omit<MoneyParams, 'basis'> & { layer: Layer; state?: string; govids?: GovidList; coverage: Coverage };
 
@@ -52,7 +52,7 @@ async function rollups(req: RouteRequest<FinanceCtx, RollupParams>): Promise<Rep
     const g = ctx.catalog.governments[gid]!;
     return g.type === type && (fips === undefined || g.fips_state === fips);
   };
-  const gids = list ? list.gids.filter(inLayer) : ctx.catalog.governments.map((_, gid) => gid).filter(inLayer);
+  const gids = list ? list.gids.filter(inLayer) : cohortOf(ctx, fips, type);
   const plan = {
     ...planOf(ctx, rollupRoute, { gids, years, params }),
     consistent: params.coverage === 'consistent',
@@ -60,15 +60,7 @@ async function rollups(req: RouteRequest<FinanceCtx, RollupParams>): Promise<Rep
   };
   const res = await runMoney(ctx, plan, req.signal);
 
-  // Expected in a year: the registry's lifespan covers it, or the government reported that year (one that
-  // reported is expected by definition; lifespans miss some: issue 22, item 6).
-  const reportedIn = new Map<number, Set<number>>();
-  for (const [gid, ys] of res.summary.yearsPresent) for (const y of ys) (reportedIn.get(y) ?? reportedIn.set(y, new Set()).get(y)!).add(gid);
-  const expected = (year: number): number =>
-    gids.filter((gid) => {
-      const g = ctx.catalog.governments[gid]!;
-      return ((g.first_year ?? -Infinity) <= year && year <= (g.last_year ?? Infinity)) || reportedIn.get(year)?.has(gid) === true;
-    }).length;
+  const expected = expectedByRegistry(ctx.catalog, gids, res.summary.yearsPresent);
   const coverage = coverageRows(plan.years, res.summary.reporting, expected);
   const fipsOf = (i: number) => ctx.catalog.governments[res.rows.gov[i]!]!.fips_state;
   const state = fips === undefined ? undefined : STATE_BY_FIPS.get(fips)?.code;

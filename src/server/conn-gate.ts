@@ -23,6 +23,9 @@ export function descriptorLimit(): number | null {
   }
 }
 
+/** The size of /proc/self/fd: the count of open descriptors on Linux 6.2 and later, 0 before. */
+const fdDirSize = (): number => statSync('/proc/self/fd').size;
+
 /**
  * Descriptors open now; null when they cannot be counted (out of descriptors, not Linux). Linux 6.2 and
  * later report the count as the size of /proc/self/fd, a stat of a few microseconds; on older kernels
@@ -30,7 +33,7 @@ export function descriptorLimit(): number | null {
  */
 export function openDescriptors(): number | null {
   try {
-    const size = statSync('/proc/self/fd').size;
+    const size = fdDirSize();
     if (size > 0) return size;
     // One of them is the directory's own, open while it is read.
     return readdirSync('/proc/self/fd').length - 1;
@@ -89,7 +92,7 @@ export class ConnectionGate {
   constructor(readonly cap: number, private readonly listeners: { pause(): void; resume(): void }) {}
 
   start(): void {
-    const cheap = (() => { try { return statSync('/proc/self/fd').size > 0; } catch { return false; } })();
+    const cheap = (() => { try { return fdDirSize() > 0; } catch { return false; } })();
     const tick = (): void => {
       const t0 = performance.now();
       this.check();

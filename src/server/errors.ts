@@ -5,11 +5,16 @@
 export interface ErrorEntry {
   status: number;
   summary: string;
+  /** Headers every answer of this code carries. */
+  headers?: Readonly<Record<string, string>>;
 }
+
+/** The methods this read-only API serves: the Allow of a 405 and the CORS preflight's list. */
+export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
 
 export const ERROR_CATALOG = {
   E_NOT_FOUND: { status: 404, summary: 'No route at this path.' },
-  E_METHOD: { status: 405, summary: 'The API is read-only: only GET and HEAD (and OPTIONS for CORS) are served.' },
+  E_METHOD: { status: 405, summary: 'The API is read-only: only GET and HEAD (and OPTIONS for CORS) are served.', headers: { Allow: ALLOWED_METHODS } },
   E_UNKNOWN_KEY: { status: 400, summary: 'A query key the route does not accept; the message lists the accepted keys.' },
   E_REPEATED_KEY: { status: 400, summary: 'A query key given more than once.' },
   E_BAD_QUERY: { status: 400, summary: 'A query string that cannot be decoded (bad percent-encoding or UTF-8).' },
@@ -26,7 +31,7 @@ export const ERROR_CATALOG = {
   E_NOT_IN_CORPUS: { status: 400, summary: 'A well-formed request that needs a table this corpus does not publish (its schema_version predates it); the message names what is missing.' },
   E_URI_TOO_LONG: { status: 414, summary: 'A URL longer than 8,192 characters.' },
   E_HEADERS_TOO_LARGE: { status: 431, summary: 'Request headers larger than 16,384 bytes in all.' },
-  E_BUSY: { status: 503, summary: 'The server is at capacity or shutting down; retry after the Retry-After seconds.' },
+  E_BUSY: { status: 503, summary: 'The server is at capacity or shutting down; retry after the Retry-After seconds.', headers: { 'Retry-After': '1' } },
   E_TIMEOUT: { status: 504, summary: 'The request exceeded its time budget (REQUEST_TIMEOUT_MS) and its job was cancelled.' },
   E_INTERNAL: { status: 500, summary: 'An unexpected fault; the request id is logged.' },
 } as const satisfies Record<string, ErrorEntry>;

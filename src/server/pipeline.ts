@@ -12,7 +12,7 @@
 
 import type { Answer } from './answer.js';
 import { NOTHING } from './answer.js';
-import { ApiError, apiError } from './errors.js';
+import { ALLOWED_METHODS, ApiError, ERROR_CATALOG, apiError, type ErrorEntry } from './errors.js';
 import { fail } from './envelope.js';
 import type { Exchange, Incoming } from './exchange.js';
 import { compileCanonical, type Canonicalizer } from './canonical.js';
@@ -84,7 +84,7 @@ function preflight(req: Incoming): Answer | undefined {
   if (req.method === 'options') {
     return {
       kind: 'bytes', status: 204, contentType: 'text/plain; charset=utf-8', body: '',
-      headers: { 'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS', 'Access-Control-Allow-Headers': '*', 'Access-Control-Max-Age': '86400' },
+      headers: { 'Access-Control-Allow-Methods': ALLOWED_METHODS, 'Access-Control-Allow-Headers': '*', 'Access-Control-Max-Age': '86400' },
     };
   }
   if (req.method !== 'get' && req.method !== 'head') {
@@ -183,8 +183,8 @@ function errorAnswer(err: unknown, ex: Exchange, path: string): Answer {
   if (ex.gone) return NOTHING;
   const rc: RenderContext = { validators: undefined, cacheKey: null, cache: undefined, gone: false, formats: JSON_ONLY };
   if (err instanceof ApiError) {
-    const headers: Record<string, string> | undefined = err.status === 405 ? { Allow: 'GET, HEAD, OPTIONS' } : err.status === 503 ? { 'Retry-After': '1' } : undefined;
-    return renderEnvelope(err.status, fail(err), headers, rc);
+    const entry: ErrorEntry = ERROR_CATALOG[err.code];
+    return renderEnvelope(err.status, fail(err), entry.headers === undefined ? undefined : { ...entry.headers }, rc);
   }
   console.error(JSON.stringify({ level: 'error', requestId: ex.requestId, path, error: err instanceof Error ? err.stack : String(err) }));
   return renderEnvelope(500, fail(apiError('E_INTERNAL', `Internal error; request id ${ex.requestId}.`), ex.requestId), undefined, rc);

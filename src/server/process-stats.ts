@@ -16,4 +16,7 @@ export function memoryStats(): { rss_bytes: number | null; heap_used_bytes: numb
   return { rss_bytes: rss, heap_used_bytes: v8.getHeapStatistics().used_heap_size };
 }
 
-export { accessLogStats, connectionStats };
+/** What both services' /health report of the process: memory, the access log and the connection gate. */
+export function processStats(): { memory: ReturnType<typeof memoryStats>; access_log: ReturnType<typeof accessLogStats>; connections: ReturnType<typeof connectionStats> } {
+  return { memory: memoryStats(), access_log: accessLogStats(), connections: connectionStats() };
+}
