@@ -17,6 +17,8 @@ export interface Jobs {
   governmentYears: [GovernmentYearsArgs, GovernmentYearsResult];
   money: [MoneyPlan, PackedMoneyResult];
   moneyCsv: [MoneyCsvArgs, MoneyCsvResult];
+  /** A flat query's row count (workers/finance/money-count.ts), for a plan plan.ts calls countable. */
+  moneyCount: [MoneyPlan, number];
   codeYears: [CodeYearsArgs, CodeYearsResult];
   peers: [PeersArgs, PeersResult];
   fault: [FaultArgs, never];

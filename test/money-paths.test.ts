@@ -12,7 +12,9 @@ import { planOf } from '../dist/src/finance/money.js';
 import type { MoneyRoute } from '../dist/src/finance/money-table.js';
 import type { MoneyPlan, MoneyResult } from '../dist/src/finance/plan.js';
 import { attachFinance } from '../dist/workers/finance/corpus.js';
+import { countable } from '../dist/src/finance/plan.js';
 import { fastCapable, money, moneyVia } from '../dist/workers/finance/money.js';
+import { countRows } from '../dist/workers/finance/money-count.js';
 import { useFixtureCtx, type FixtureCtx } from './helpers/fixture-ctx.js';
 
 const fixture = useFixtureCtx();
@@ -138,6 +140,30 @@ describe('the money job down its fast and materialized paths', () => {
       'popYears', 'popCounts', 'balanceSubtypes', 'govsWithoutRows', 'inconsistentGovs', 'reporting', 'peerCells']) {
       expect(seen[k] ?? 0, k).toBeGreaterThan(0);
     }
+  }, 120_000);
+
+  it('counts, without the walk, the total the money job gives for every plan the count job takes', () => {
+    const ctx = fixture();
+    const view = attachFinance(ctx.columns);
+    let counted = 0, nonZero = 0, filtered = 0;
+    fc.assert(fc.property(queries(ctx), (drawn) => {
+      // Mostly the flat routes' plans (no peers, rollups or coverage); the others only to see them refused.
+      const q = drawn.page === 2 ? drawn : { ...drawn, peer: false, dropNoPopulation: false, consistent: false };
+      const plan = planFrom(ctx, q);
+      if (!countable(plan)) {
+        expect(() => countRows(view, ctx.engine, plan)).toThrow(/needs the money job/);
+        return;
+      }
+      const total = money(view, ctx.engine, { ...plan, offset: 0, limit: 0, stopAtPage: false }).total;
+      // The page fields are ignored: a page plan that stops early counts the whole query all the same.
+      expect(countRows(view, ctx.engine, { ...plan, stopAtPage: true }), JSON.stringify(q)).toBe(total);
+      counted++;
+      if (total > 0) nonZero++;
+      if (total > 0 && plan.subtype !== null) filtered++;
+    }), { numRuns: 1500 });
+    expect(counted).toBeGreaterThan(500);
+    expect(nonZero).toBeGreaterThan(200);
+    expect(filtered).toBeGreaterThan(10);
   }, 120_000);
 
   it('refuses to send down the fast path a plan only the materialized path can answer', () => {

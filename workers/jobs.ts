@@ -18,6 +18,7 @@ import { attachFinance, type FinanceView } from './finance/corpus.js';
 import * as govYears from './finance/government-years.js';
 import { moneyCsv as moneyCsvJob } from './finance/money-csv.js';
 import { money as moneyJob } from './finance/money.js';
+import { countRows } from './finance/money-count.js';
 import * as peersJob from './finance/peers.js';
 
 /** What a thread needs to run the jobs: the shared corpus columns and the catalog parts. */
@@ -60,6 +61,7 @@ export function jobTable(data: JobData, threadId: number): JobTable {
       if (r.csv === null) return r;
       return move({ [transferableSymbol]: [r.csv.buffer], [valueSymbol]: r }) as unknown as MoneyCsvResult;
     },
+    moneyCount: (plan) => countRows(needFinance(), needCatalog(), plan),
     codeYears: (a) => codeYearsJob.codeYears(needFinance(), a),
     peers: (a) => peersJob.peers(needFinance(), needCatalog(), a),
     fault: (a) => faultJob(a),

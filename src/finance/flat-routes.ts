@@ -17,7 +17,7 @@ import {
 } from './money-params.js';
 import { moneyFields } from './money-routes.js';
 import { govidListParam, pageParam, stateParam, typeParam, yearsParam, type GovidList } from './params.js';
-import { runMoney, runMoneyCsv } from './run-money.js';
+import { countMoney, runMoney, runMoneyCsv } from './run-money.js';
 import { STATE_BY_FIPS } from '../geo/states.js';
 
 type Route = RouteSpec<FinanceCtx>;
@@ -114,7 +114,7 @@ function flatHandler(route: MoneyRoute) {
       const known = ctx.counts.get(key);
       // HEAD sends the headers only: the total, counted (or remembered), never a page written.
       if (req.head) {
-        const total = known ?? (await runMoney(ctx, { ...plan, stopAtPage: false, offset: 0, limit: 0 }, req.signal)).total;
+        const total = known ?? (await countMoney(ctx, plan, req.signal));
         if (known === undefined) rememberCount(ctx.counts, key, total);
         return { kind: 'stream', format: 'csv', headers: csvHeaders(total, params), next: () => null };
       }

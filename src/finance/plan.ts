@@ -51,6 +51,12 @@ export interface MoneyPlan {
 export const fastPath = (p: MoneyPlan): boolean =>
   !p.complete && !(p.igLeg && !p.allCategories) && p.peerTarget === null && !p.dropNoPopulation;
 
+/**
+ * Whether a plan's total is the count job's (workers/finance/money-count.ts): what the fast path walks,
+ * without coverage=consistent, whose governments are known only after a first pass over all their years.
+ */
+export const countable = (p: MoneyPlan): boolean => fastPath(p) && !p.consistent;
+
 export const planDefaults: Pick<MoneyPlan, 'consistent' | 'keepGovs' | 'dropNoPopulation' | 'peerTarget' | 'stopAtPage'> = {
   consistent: false, keepGovs: [], dropNoPopulation: false, peerTarget: null, stopAtPage: false,
 };

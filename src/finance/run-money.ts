@@ -7,7 +7,7 @@ import { chunksOf } from '../bytes/csv-writer.js';
 import { apiError } from '../server/errors.js';
 import type { FinanceCtx } from './context.js';
 import { tableOptions, type MoneyRoute, type TableParams } from './money-table.js';
-import { fastPath, rowsOf, type MoneyPlan, type MoneyResult, type MoneyRows, type MoneySummary } from './plan.js';
+import { countable, fastPath, rowsOf, type MoneyPlan, type MoneyResult, type MoneyRows, type MoneySummary } from './plan.js';
 
 /**
  * One money job, its rows as views again. A small one runs on a front thread itself, or is batched
@@ -32,8 +32,8 @@ export interface CsvPage {
  * are the cap on concurrent CSV streams and the only memory they hold: with every slot held, the pull is a
  * 503 with Retry-After at once, before any job runs (issue 23: slow readers had pushed RSS past 2 GB when
  * pages without a slot were formatted on the thread). When the query's total is not known yet and the plan
- * can stop at its page's end, a count runs beside the page job (split across the workers like any large
- * plan, keeping no rows); otherwise the page job walks the whole query and counts it.
+ * can stop at its page's end, a count runs beside the page job (countRows); otherwise the page job walks
+ * the whole query and counts it.
  */
 export async function runMoneyCsv(
   ctx: FinanceCtx, plan: MoneyPlan, route: MoneyRoute, params: TableParams, known: number | undefined, signal: AbortSignal,
@@ -48,10 +48,10 @@ export async function runMoneyCsv(
   const sibling = new AbortController();
   const both = AbortSignal.any([signal, sibling.signal]);
   const page = ctx.pool.run('moneyCsv', { plan: { ...plan, stopAtPage: early }, route, table: tableOptions(params), lease: { slot: lease.slot, token: lease.token } }, both);
-  const count = known === undefined && early ? runMoney(ctx, { ...plan, stopAtPage: false, offset: 0, limit: 0 }, both) : undefined;
+  const count = known === undefined && early ? countMoney(ctx, plan, both) : undefined;
   try {
     const [p, c] = await Promise.all([page, count]);
-    const total = known ?? c?.total ?? p.total;
+    const total = known ?? c ?? p.total;
     // A page larger than its slot comes back as bytes; its stream still holds the slot, so streams stay capped.
     return { total, next: chunksOf(p.inSlot ? ctx.pages.view(lease.slot, p.length) : p.csv!), release };
   } catch (err) {
@@ -60,6 +60,17 @@ export async function runMoneyCsv(
     release();
     throw err;
   }
+}
+
+/**
+ * A query's row count. A plan the count job takes (plan.ts countable) is counted by aggregating its groups
+ * with no summary, sort or rows (workers/finance/money-count.ts): about 7x less work than the money job's
+ * walk, so a never-seen query's first bulk pull costs about what a repeat does (issue 19). Any other plan
+ * is walked by the money job with an empty page.
+ */
+export async function countMoney(ctx: FinanceCtx, plan: MoneyPlan, signal?: AbortSignal): Promise<number> {
+  if (countable(plan)) return ctx.pool.run('moneyCount', plan, signal);
+  return (await runMoney(ctx, { ...plan, stopAtPage: false, offset: 0, limit: 0 }, signal)).total;
 }
 
 /** Government-years above which a plan is worth splitting across workers. */

@@ -1,0 +1,136 @@
+// Bulk delivery at full scale (issue 19), each figure beside DuckDB over the
+// same parquet in the same run where it applies, written to bench/results/bulk.md:
+//   1. first pulls: 4 clients each pulling 50,000-row flat CSV pages of queries
+//      never asked before (each a new state and span of years), so each pull
+//      counts its query for X-Total-Count; and one client doing the same
+//   2. repeat pulls of one query, 4 clients (its count known)
+//   3. DuckDB writing the same 50,000 rows as CSV (COPY), warm
+//   npm run bench:bulk [-- --data .data/finance-46m] [--seconds 10] [--main <another build's dist/src/main.js>] [--smoke]
+// Without --data the 46M corpus is generated under .data/ when missing.
+
+import { execFileSync } from 'node:child_process';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { query } from '../scripts/lib/duckdb.js';
+import { ROOT, startServer, type Running } from '../scripts/lib/server.js';
+import { cpuPerRequest, cpuSnapshot } from './lib/cpu.js';
+import { csvPuller, type CsvPuller } from './lib/csv-pull.js';
+import { median, timeRuns } from './lib/timing.js';
+
+const arg = (name: string, dflt: string): string => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : dflt;
+};
+const smoke = process.argv.includes('--smoke');
+const seconds = Number(arg('seconds', smoke ? '1' : '10'));
+const PAGE = 50_000;
+
+function corpusDir(): string {
+  if (smoke) return path.join(ROOT, 'fixtures/finance/v6');
+  const given = arg('data', '');
+  if (given !== '') return path.resolve(given);
+  const dir = path.join(ROOT, '.data', 'finance-46m');
+  if (!existsSync(path.join(dir, 'manifest.json'))) {
+    execFileSync(process.execPath, [path.join(ROOT, 'dist/scripts/generate-finance-full.js'), '--out', dir, '--rows', '46000000'], { stdio: 'inherit' });
+  }
+  return dir;
+}
+
+const get = async (s: Running, p: string): Promise<any> => (await fetch(`${s.url}${p}`)).json();
+
+/**
+ * Never-asked queries whose first page is full: flat /spending of one state's cities over a span of
+ * years, each (state, first year, last year) once, widest spans first. Their totals are not asked
+ * here (a HEAD would count them, and the pull would no longer be a first one): a span is taken when
+ * its state's rows a year, from one wide query asked once per state, say it holds a page.
+ */
+async function firstPullQueries(s: Running, years: number[], need: number): Promise<string[]> {
+  const states: string[] = (await get(s, '/api/v1/governments?type=state&limit=100')).data.map((r: any) => r.state);
+  const out: string[] = [];
+  const span = `${years[0]}-${years[years.length - 1]}`;
+  for (const st of states) {
+    const head = await fetch(`${s.url}/api/v1/spending?state=${st}&type=city&years=${span}&format=csv`, { method: 'HEAD' });
+    const perYear = Number(head.headers.get('x-total-count')) / years.length;
+    if (!(perYear > 0)) continue;
+    // At least 1.5 pages' worth of years, so a span is full whatever years it happens to miss.
+    const minSpan = Math.ceil((1.5 * PAGE) / perYear);
+    for (let len = years.length - 1; len >= minSpan; len--) {
+      for (let a = 0; a + len < years.length; a++) out.push(`/api/v1/spending?state=${st}&type=city&years=${years[a]}-${years[a + len]}&format=csv`);
+    }
+  }
+  if (out.length < need) throw new Error(`only ${out.length} never-asked full-page queries in this corpus, ${need} wanted`);
+  // Interleave the states, so clients are not all on one state's groups at once.
+  return out.sort((x, y) => (hash(x) - hash(y))).slice(0, need);
+}
+const hash = (t: string): number => { let h = 2166136261; for (let i = 0; i < t.length; i++) h = Math.imul(h ^ t.charCodeAt(i), 16777619); return h >>> 0; };
+
+interface Rate { rowsPerSec: number; bytesPerRow: number; pulls: number; short: number; cpuMsPer1000: number; idle: number }
+
+/** clients pulling as fast as they can for the run's seconds, each taking its next path from next(). */
+async function rate(s: Running, puller: CsvPuller, clients: number, next: () => string | undefined, headers: Record<string, string> = {}): Promise<Rate> {
+  const c0 = cpuSnapshot(s.proc.pid!);
+  let rows = 0, bytes = 0, pulls = 0, short = 0;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: clients }, async () => {
+    while (performance.now() - t0 < seconds * 1000) {
+      const p = next();
+      if (p === undefined) return;
+      const got = await puller.pullWith(p, headers);
+      rows += got.rows; bytes += got.bytes; pulls++;
+      if (got.rows < PAGE) short++;
+    }
+  }));
+  const secs = (performance.now() - t0) / 1000;
+  const cpu = cpuPerRequest(s.proc.pid!, c0, cpuSnapshot(s.proc.pid!), rows / 1000);
+  return { rowsPerSec: rows / secs, bytesPerRow: bytes / rows, pulls, short, cpuMsPer1000: (cpu.main + cpu.other + cpu.client) / 1000, idle: cpu.idle };
+}
+
+const dir = corpusDir();
+const main = arg('main', '');
+const s = await startServer({ FINANCE_DATA: dir, WORKERS: String(os.cpus().length), RESPONSE_CACHE_MB: '0' }, 1_800_000, main === '' ? undefined : path.resolve(main));
+const lines: string[] = [];
+try {
+  const health = (await get(s, '/api/v1/health')).data[0];
+  const years: number[] = health.corpus.years;
+  const puller = csvPuller(s.url);
+  // Enough never-asked queries for the 4-client run at twice today's best rate, and the 1-client run.
+  const fresh = await firstPullQueries(s, years, smoke ? 40 : Math.ceil((4e6 * seconds) / PAGE) + 200);
+  let k = 0;
+  const nextFresh = (): string | undefined => fresh[k++];
+  const one = await rate(s, puller, 1, nextFresh);
+  const four = await rate(s, puller, 4, nextFresh);
+
+  const fixed = `/api/v1/spending?state=CA&type=city&years=${years[0]}-${years[years.length - 1]}&format=csv`;
+  await puller.pull(fixed);
+  const repeat = await rate(s, puller, 4, () => fixed);
+  puller.close();
+
+  const sql = (await get(s, `${fixed.replace('&format=csv', '')}&limit=1`)).provenance.sql_query as string;
+  const out = path.join(os.tmpdir(), `civicstream-bulk-${process.pid}.csv`);
+  const copy = `COPY (${sql} LIMIT ${PAGE}) TO '${out}' (FORMAT csv, HEADER)`;
+  await query(copy);
+  const duck = PAGE / (median(await timeRuns(smoke ? 2 : 9, () => query(copy))) / 1000);
+  rmSync(out, { force: true });
+
+  const f = (x: number, d = 0): string => x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+  const row = (label: string, r: Rate): string =>
+    `| ${label} | ${f(r.rowsPerSec)} | ${f(r.rowsPerSec / duck, 1)}x | ${f(r.bytesPerRow, 1)} | ${f(r.pulls)}${r.short ? ` (${r.short} short)` : ''} | ${f(r.cpuMsPer1000, 2)} | ${f(100 * r.idle)}% |`;
+  lines.push(
+    `Bulk delivery; ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} cores; corpus ${f(health.corpus.rows)} rows; ${seconds} s a run on loopback, the load generator (node:http) sharing the cores; response cache off; DuckDB warm, in-process, same parquet, same run${smoke ? ' (SMOKE RUN: the fixture)' : ''}`,
+    '',
+    `Pages of ${f(PAGE)} rows. A first pull is of a query never asked before (a new state and span of years each time), so it counts the query for X-Total-Count; a repeat pull's count is known.`,
+    '',
+    '| pulls | rows/s | / DuckDB COPY | bytes a row on the wire | pulls made | CPU per 1,000 rows, server + load generator (ms) | cores idle |',
+    '|---|---|---|---|---|---|---|',
+    row('CSV, first pulls, 1 client', one),
+    row('CSV, first pulls, 4 clients', four),
+    row('CSV, repeat pulls, 4 clients', repeat),
+    `| DuckDB COPY of the same ${f(PAGE)} rows to CSV | ${f(duck)} | 1.0x | | | | |`,
+  );
+} finally {
+  await s.stop();
+}
+const text = lines.join('\n') + '\n';
+process.stdout.write(text);
+if (!smoke && main === '') writeFileSync(path.join(ROOT, 'bench/results/bulk.md'), text);
