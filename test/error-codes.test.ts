@@ -62,6 +62,7 @@ const ROWS: Record<string, Row> = {
   E_CONFLICT: finance(`${GOV}/revenue?recipe=ig_state_total_wide&category=Property%20Tax`),
   // A corpus of schema_version 4 has no harmonization tables.
   E_NOT_IN_CORPUS: (s) => get(`${GOV}/spending?basis=harmonized`, undefined, s.legacy.url),
+  E_NOT_ACCEPTABLE: finance('/api/v1/health', { headers: { 'Accept-Encoding': 'identity;q=0, *;q=0' } }),
   E_URI_TOO_LONG: finance(`/api/v1/governments?q=${'x'.repeat(9000)}`),
   E_HEADERS_TOO_LARGE: finance('/api/v1/categories', { headers: { 'x-padding': 'x'.repeat(20_000) } }),
   E_BUSY: async (s) => (await poolState(s)).busy,

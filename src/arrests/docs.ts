@@ -1,10 +1,10 @@
 // Decisions of the school service where its spec says "not shown", kept
 // consistent with the finance service's.
 
-import { HTTP_CACHING, QUERY_SYNTAX, REPEATED_KEYS, REQUEST_LIMITS } from '../server/docs-text.js';
+import { COMPRESSION, HTTP_CACHING, QUERY_SYNTAX, REPEATED_KEYS, REQUEST_LIMITS } from '../server/docs-text.js';
 
 export const ARRESTS_DECISIONS = [
-  { topic: 'health', decision: '/health answers 200 once the draws are summarised; its row reports the mirror (districts, shards, draw rows), the summaries\' build, memory (rss_bytes, null when the system cannot say: /health never fails on a system call), access_log (lines dropped because stdout did not take them, process-wide, and this thread\'s buffer), connections (the process\'s connection gate, shared with the finance API: open_connections, max_connections, descriptor_limit, paused, pauses; see the finance data dictionary), open_streams and uptime_s.' },
+  { topic: 'health', decision: '/health answers 200 once the draws are summarised; its row reports the mirror (districts, shards, draw rows), the summaries\' build, memory (rss_bytes, null when the system cannot say: /health never fails on a system call), access_log (lines dropped because stdout did not take them, process-wide, and this thread\'s buffer), connections (the process\'s connection gate, shared with the finance API: open_connections, max_connections, descriptor_limit, paused, pauses; see the finance data dictionary), compression (open_compressors, streams_compressed, bodies_compressed, as on the finance API), open_streams and uptime_s.' },
   { topic: 'envelope', decision: 'The same envelope as the finance service: status, data (always an array), error, meta (version v1), provenance, suggestions (always []). Errors are 400 with the parameter and what is allowed; unknown paths 404.' },
   { topic: 'unknown ids', decision: "A malformed leaid (not 7 digits) is a 400; a well-formed leaid not in the mirror is a 400 Unknown leaid '<id>'. A state without districts in the mirror is a 400 listing the mirror's states. (The reference answered these with an empty 200.)" },
   { topic: 'model and year', decision: 'model defaults to unified_m2 (unified_m2_mod is accepted too); a stratified model must be named. A model asked about a school year it was not fit on is a 400 naming the years it covers; with no year, every year the model covers is answered.' },
@@ -18,5 +18,6 @@ export const ARRESTS_DECISIONS = [
   REPEATED_KEYS,
   QUERY_SYNTAX,
   HTTP_CACHING,
+  COMPRESSION,
   REQUEST_LIMITS,
 ];

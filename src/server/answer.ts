@@ -3,14 +3,22 @@
 // done hook runs once, however it ends.
 
 export type Answer =
-  | { kind: 'bytes'; status: number; contentType: string; body: string | Uint8Array; headers?: Record<string, string> }
+  | {
+      kind: 'bytes';
+      status: number;
+      contentType: string;
+      body: string | Uint8Array;
+      headers?: Record<string, string>;
+      /** A whole 200 envelope of a cacheable route: the store stage may keep it, as sent (pipeline.ts). */
+      keep?: boolean;
+    }
   | {
       kind: 'stream';
       status: number;
       contentType: string;
       headers?: Record<string, string>;
-      /** The next chunk, or null at the end. */
-      next(): Uint8Array | null;
+      /** The next chunk, or null at the end; a promise of it when the chunk is made off the thread (a compressor's). */
+      next(): Uint8Array | null | Promise<Uint8Array | null>;
       /** Called once the stream no longer needs next(): it ended, the client left, or it was never started. */
       done?(): void;
     }
@@ -29,5 +37,7 @@ export const COMMON_HEADERS: readonly (readonly [string, string])[] = [
   ['X-Content-Type-Options', 'nosniff'],
   ['Access-Control-Allow-Origin', '*'],
   // Without this a browser script on another origin sees none of the paging or validator headers.
-  ['Access-Control-Expose-Headers', 'ETag, X-Total-Count, X-Page, X-Limit, X-Request-Id, X-Cache'],
+  ['Access-Control-Expose-Headers', 'ETag, X-Total-Count, X-Page, X-Limit, X-Request-Id, X-Cache, Link, Content-Disposition'],
+  // Every answer may come in a content coding (compress.ts), so a cache must key it by what was accepted.
+  ['Vary', 'Accept-Encoding'],
 ];

@@ -29,6 +29,7 @@ export const ERROR_CATALOG = {
   E_YEAR_EMPTY_RANGE: { status: 400, summary: 'A range of years holding no published year.' },
   E_CONFLICT: { status: 400, summary: 'Parameters that cannot be used together.' },
   E_NOT_IN_CORPUS: { status: 400, summary: 'A well-formed request that needs a table this corpus does not publish (its schema_version predates it); the message names what is missing.' },
+  E_NOT_ACCEPTABLE: { status: 406, summary: 'Accept-Encoding refuses every content coding offered, identity included.' },
   E_URI_TOO_LONG: { status: 414, summary: 'A URL longer than 8,192 characters.' },
   E_HEADERS_TOO_LARGE: { status: 431, summary: 'Request headers larger than 16,384 bytes in all.' },
   E_BUSY: { status: 503, summary: 'The server is at capacity or shutting down; retry after the Retry-After seconds.', headers: { 'Retry-After': '1' } },

@@ -12,6 +12,8 @@ export interface Incoming {
   query: string;
   host: string;
   ifNoneMatch: string;
+  /** The Accept-Encoding header, '' when absent. */
+  acceptEncoding: string;
   /** Bytes of all request headers (names, values and separators). */
   headerBytes: number;
 }

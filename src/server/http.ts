@@ -29,6 +29,7 @@ function copyIncoming(req: UWS.HttpRequest): Incoming {
     query: req.getQuery() ?? '',
     host: req.getHeader('host'),
     ifNoneMatch: req.getHeader('if-none-match'),
+    acceptEncoding: req.getHeader('accept-encoding'),
     headerBytes,
   };
 }

@@ -45,6 +45,7 @@ export async function inject<Ctx>(service: Service<Ctx>, url: string, o: InjectO
     query: q < 0 ? '' : url.slice(q + 1),
     host: headers.host ?? 'localhost',
     ifNoneMatch: headers['if-none-match'] ?? '',
+    acceptEncoding: headers['accept-encoding'] ?? '',
     headerBytes: Object.entries(headers).reduce((n, [k, v]) => n + k.length + v.length + 4, 0),
   };
   const ex = new Exchange(`inject-${(++injected).toString(36)}`);
@@ -55,18 +56,18 @@ export async function inject<Ctx>(service: Service<Ctx>, url: string, o: InjectO
   out['x-request-id'] = ex.requestId;
   out['content-type'] = answer.contentType;
   for (const [k, v] of Object.entries(answer.headers ?? {})) out[k.toLowerCase()] = v;
-  const body = method === 'head' ? Buffer.alloc(0) : bodyOf(answer);
+  const body = method === 'head' ? Buffer.alloc(0) : await bodyOf(answer);
   if (answer.kind === 'stream' && method === 'head') answer.done?.();
   return { status: answer.status, headers: out, body, text: () => body.toString('utf8'), json: <T>() => JSON.parse(body.toString('utf8')) as T };
 }
 
 /** Every byte of an answer; a stream is pulled to its end and its resources given back. */
-function bodyOf(answer: Exclude<Answer, { kind: 'none' }>): Buffer {
+async function bodyOf(answer: Exclude<Answer, { kind: 'none' }>): Promise<Buffer> {
   if (answer.kind === 'bytes') return typeof answer.body === 'string' ? Buffer.from(answer.body, 'utf8') : Buffer.from(answer.body);
   const chunks: Buffer[] = [];
   try {
     // Copied: a chunk may be a view of a page slot that goes back when the stream is done.
-    for (let c = answer.next(); c !== null; c = answer.next()) chunks.push(Buffer.from(c));
+    for (let c = await answer.next(); c !== null; c = await answer.next()) chunks.push(Buffer.from(c));
   } finally {
     answer.done?.();
   }

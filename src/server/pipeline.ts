@@ -1,11 +1,14 @@
 // The request pipeline, without the transport: a straight line of named
-// stages, in the manner of Fastify's lifecycle. limits -> preflight -> asset
-// -> route -> validate -> freshness -> cache -> handle (within the time
-// budget) -> render. Validation comes before the validators and the cache
-// because both are keyed by the canonical request (canonical.ts), which only
-// a valid request has. Each stage either passes the request on or ends it with
-// an answer (or an ApiError, which the error stage renders). The uWS adapter
-// (http.ts), the CLI and the tests (inject.ts) all call dispatch().
+// stages, in the manner of Fastify's lifecycle. limits -> preflight ->
+// negotiate -> asset -> route -> validate -> freshness -> cache -> handle
+// (within the time budget) -> render -> encode -> store. Validation comes
+// before the validators and the cache because both are keyed by the canonical
+// request (canonical.ts), which only a valid request has; the content coding
+// is chosen first because each coding's answer has its own ETag and its own
+// cache entry (the cache keeps the compressed bytes). Each stage either passes
+// the request on or ends it with an answer (or an ApiError, which the error
+// stage renders). The uWS adapter (http.ts), the CLI and the tests
+// (inject.ts) all call dispatch().
 //
 // A handler that answers synchronously (one government's history, run on a
 // front thread) is answered synchronously: no promise, no timer.
@@ -16,6 +19,8 @@ import { ALLOWED_METHODS, ApiError, ERROR_CATALOG, apiError, type ErrorEntry } f
 import { fail } from './envelope.js';
 import type { Exchange, Incoming } from './exchange.js';
 import { compileCanonical, type Canonicalizer } from './canonical.js';
+import { encodeAnswer } from './compress.js';
+import { codedValidators, negotiate, OFFERED, type Encoding } from './encoding.js';
 import { assetValidators, etagMatches, validatorsOf } from './freshness.js';
 import { JSON_ONLY } from './formats.js';
 import { isDraining } from './lifecycle.js';
@@ -43,9 +48,11 @@ export interface Pipeline {
 interface Line<Ctx> {
   service: Service<Ctx>;
   router: Router<Compiled<Ctx>>;
-  /** The fixed files, each with its validators. */
-  assets: Map<string, { answer: Answer & { kind: 'bytes' }; validators: Record<string, string> }>;
+  /** The fixed files, each in every coding offered (compressed once, here), with its validators. */
+  assets: Map<string, Map<Encoding, { answer: Answer & { kind: 'bytes' }; validators: Record<string, string> }>>;
 }
+
+type BytesAnswer = Answer & { kind: 'bytes' };
 
 export function compilePipeline<Ctx>(service: Service<Ctx>): Pipeline {
   const router = new Router<Compiled<Ctx>>();
@@ -53,16 +60,25 @@ export function compilePipeline<Ctx>(service: Service<Ctx>): Pipeline {
   Object.freeze(service.routes);
   const assets: Line<Ctx>['assets'] = new Map();
   for (const [path, a] of service.assets) {
-    const validators = assetValidators(a.body);
-    assets.set(path, { answer: { kind: 'bytes', status: 200, contentType: a.contentType, body: a.body, headers: { ...a.headers, ...validators } }, validators });
+    const byCoding = new Map<Encoding, { answer: BytesAnswer; validators: Record<string, string> }>();
+    for (const enc of OFFERED) {
+      const validators = codedValidators(assetValidators(a.body), enc)!;
+      const plain: BytesAnswer = { kind: 'bytes', status: 200, contentType: a.contentType, body: a.body, headers: { ...a.headers, ...validators } };
+      byCoding.set(enc, { answer: encodeAnswer(plain, enc) as BytesAnswer, validators });
+    }
+    assets.set(path, byCoding);
   }
   const line: Line<Ctx> = { service, router, assets };
   return {
     dispatch(req, ex) {
+      let enc: Encoding = 'identity';
       try {
-        return limits(req) ?? preflight(req) ?? asset(line, req) ?? routed(line, req, ex);
+        const answer = limits(req) ?? preflight(req);
+        if (answer !== undefined) return answer;
+        enc = negotiated(req);
+        return asset(line, req, enc) ?? routed(line, req, ex, enc);
       } catch (err) {
-        return errorAnswer(err, ex, req.path);
+        return encodeAnswer(errorAnswer(err, ex, req.path), enc);
       }
     },
   };
@@ -93,9 +109,18 @@ function preflight(req: Incoming): Answer | undefined {
   return undefined;
 }
 
-/** The fixed files (docs and explorer pages), revalidated by their ETag. */
-function asset<Ctx>(line: Line<Ctx>, req: Incoming): Answer | undefined {
-  const a = line.assets.get(req.path);
+/** The negotiate stage: the content coding of the answer (encoding.ts), or a 406 when the client refuses them all. */
+function negotiated(req: Incoming): Encoding {
+  const enc = negotiate(req.acceptEncoding);
+  if (enc === null) {
+    throw apiError('E_NOT_ACCEPTABLE', `Accept-Encoding refuses every coding this server offers (${OFFERED.join(', ')}); allow one of them, or identity.`);
+  }
+  return enc;
+}
+
+/** The fixed files (docs and explorer pages), in the negotiated coding, revalidated by their ETag. */
+function asset<Ctx>(line: Line<Ctx>, req: Incoming, enc: Encoding): Answer | undefined {
+  const a = line.assets.get(req.path)?.get(enc);
   if (a === undefined) return undefined;
   if (req.ifNoneMatch !== '' && etagMatches(req.ifNoneMatch, a.validators.ETag!)) {
     return { kind: 'bytes', status: 304, contentType: a.answer.contentType, body: '', headers: a.validators };
@@ -112,8 +137,19 @@ function route<Ctx>(line: Line<Ctx>, req: Incoming): Match<Compiled<Ctx>> {
   return match;
 }
 
-function freshness<Ctx>(service: Service<Ctx>, spec: RouteSpec<Ctx>, url: string): Record<string, string> | undefined {
-  return spec.cacheable && service.etagSeed !== undefined ? validatorsOf(service.etagSeed, url) : undefined;
+/** The freshness stage: a cacheable answer's validators, its ETag marked with the coding it goes in. */
+function freshness<Ctx>(service: Service<Ctx>, spec: RouteSpec<Ctx>, url: string, enc: Encoding): Record<string, string> | undefined {
+  return spec.cacheable && service.etagSeed !== undefined ? codedValidators(validatorsOf(service.etagSeed, url), enc) : undefined;
+}
+
+/** The encode and store stages: the answer in its coding, and a whole 200 envelope of a cacheable route kept as sent. */
+function encodeAndStore(answer: Answer, enc: Encoding, rc: RenderContext): Answer {
+  const coded = encodeAnswer(answer, enc);
+  if (coded.kind !== 'bytes' || !coded.keep || rc.cacheKey === null) return coded;
+  // A copy: a byte body may be a view of a larger buffer, whose size the cache would not count.
+  const body = Buffer.from(coded.body);
+  rc.cache!.set(rc.cacheKey, { body, headers: coded.headers });
+  return { ...coded, body, headers: { ...coded.headers, 'X-Cache': 'miss' } };
 }
 
 /** The validate stage: typed parameters, and the request's canonical URL (canonical.ts). */
@@ -128,24 +164,25 @@ function handle<Ctx>(service: Service<Ctx>, spec: RouteSpec<Ctx>, params: unknow
   return spec.handle({ params, ctx: service.ctx, host: req.host, url, head: req.method === 'head', get signal() { return ex.signal(); } });
 }
 
-/** The routed part of the line: route, validate, freshness, cache, handle, render. */
-function routed<Ctx>(line: Line<Ctx>, req: Incoming, ex: Exchange): Answer | Promise<Answer> {
+/** The routed part of the line: route, validate, freshness, cache, handle, render, encode, store. */
+function routed<Ctx>(line: Line<Ctx>, req: Incoming, ex: Exchange, enc: Encoding): Answer | Promise<Answer> {
   const { service } = line;
   const match = route(line, req);
   const spec = match.route.spec;
   const { params, url } = validate(service, match, req);
-  const validators = freshness(service, spec, url);
+  const validators = freshness(service, spec, url, enc);
   if (validators !== undefined && req.ifNoneMatch !== '' && etagMatches(req.ifNoneMatch, validators.ETag!)) {
     return { kind: 'bytes', status: 304, contentType: JSON_TYPE, body: '', headers: validators };
   }
-  const cacheKey = spec.cacheable && service.cache ? url : null;
+  // Each coding's bytes are an entry of their own: a repeat costs no compression.
+  const cacheKey = spec.cacheable && service.cache ? (enc === 'identity' ? url : `${enc} ${url}`) : null;
   const hit = cacheKey === null ? undefined : service.cache!.get(cacheKey);
-  if (hit !== undefined) return { kind: 'bytes', status: 200, contentType: JSON_TYPE, body: hit, headers: { 'X-Cache': 'hit', ...validators } };
+  if (hit !== undefined) return { kind: 'bytes', status: 200, contentType: JSON_TYPE, body: hit.body, headers: { ...hit.headers, 'X-Cache': 'hit' } };
   const rc: RenderContext = { validators, cacheKey, cache: service.cache, gone: false, formats: spec.formats ?? JSON_ONLY };
   const reply = handle(service, spec, params, req, url, ex);
-  if (!(reply instanceof Promise)) return render(reply, rc);
+  if (!(reply instanceof Promise)) return encodeAndStore(render(reply, rc), enc, rc);
   // render() serializes, and rows write themselves then: a throw there is answered too (500).
-  return withinBudget(service.timeoutMs, reply, ex, rc, req.path);
+  return withinBudget(service.timeoutMs, reply, ex, rc, req.path).then((a) => encodeAndStore(a, enc, rc));
 }
 
 /** Awaits the handler within the time budget: past it a 504, and the job is cancelled. */

@@ -4,6 +4,7 @@
 
 import v8 from 'node:v8';
 import { accessLogStats } from './access-log.js';
+import { compressionStats } from './compress.js';
 import { connectionStats } from './conn-gate.js';
 
 export function memoryStats(): { rss_bytes: number | null; heap_used_bytes: number } {
@@ -16,7 +17,9 @@ export function memoryStats(): { rss_bytes: number | null; heap_used_bytes: numb
   return { rss_bytes: rss, heap_used_bytes: v8.getHeapStatistics().used_heap_size };
 }
 
-/** What both services' /health report of the process: memory, the access log and the connection gate. */
-export function processStats(): { memory: ReturnType<typeof memoryStats>; access_log: ReturnType<typeof accessLogStats>; connections: ReturnType<typeof connectionStats> } {
-  return { memory: memoryStats(), access_log: accessLogStats(), connections: connectionStats() };
+/** What both services' /health report of the process: memory, the access log, the connection gate and this thread's compression. */
+export function processStats(): {
+  memory: ReturnType<typeof memoryStats>; access_log: ReturnType<typeof accessLogStats>; connections: ReturnType<typeof connectionStats>; compression: ReturnType<typeof compressionStats>;
+} {
+  return { memory: memoryStats(), access_log: accessLogStats(), connections: connectionStats(), compression: compressionStats() };
 }

@@ -3,8 +3,8 @@
 // envelope, rows streamed in a declared format, or a document); the render
 // stage turns it into an answer with the format's media type (formats.ts).
 // Routes declare the formats they offer, their `format` parameter is made
-// from that list, and OpenAPI lists the media types. Compression will be a
-// layer over the answer's bytes, not a branch in a handler.
+// from that list, and OpenAPI lists the media types. Compression is the
+// stage after this one (compress.ts), over the answer's bytes.
 
 import type { Answer } from './answer.js';
 import { NOTHING } from './answer.js';
@@ -29,16 +29,13 @@ export interface RenderContext {
   formats: readonly Format[];
 }
 
-/** The JSON renderer: the envelope serialized (bytes when its rows write bytes), cached when it may be. */
+/** The JSON renderer: the envelope serialized (bytes when its rows write bytes), marked for the cache when it may be kept. */
 export function renderEnvelope(status: number, env: Envelope, headers: Record<string, string> | undefined, rc: RenderContext): Answer {
   // The client left, or the time budget answered already: the body would be thrown away unwritten.
   if (rc.gone) return NOTHING;
   const body = serialize(env);
   if (status === 200 && rc.cacheKey !== null && headers === undefined) {
-    // A copy: a byte body may be a view of a larger buffer, whose size the cache would not count.
-    const bytes = Buffer.from(body);
-    rc.cache!.set(rc.cacheKey, bytes);
-    return { kind: 'bytes', status, contentType: JSON_TYPE, body: bytes, headers: { 'X-Cache': 'miss', ...rc.validators } };
+    return { kind: 'bytes', status, contentType: JSON_TYPE, body, headers: { ...rc.validators }, keep: true };
   }
   return { kind: 'bytes', status, contentType: JSON_TYPE, body, headers: status === 200 ? { ...headers, ...rc.validators } : headers };
 }

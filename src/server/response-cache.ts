@@ -1,18 +1,24 @@
-// A bounded LRU of answer bodies by canonical request URL (canonical.ts). The data is immutable
+// A bounded LRU of answer bodies by canonical request URL (canonical.ts) and content coding. The data is immutable
 // for the life of the process (a corpus build), so an answer computed once is
 // the answer; hot queries of a public API are then served from memory.
 // Bounded by bytes, keys and bodies both (RESPONSE_CACHE_MB, default 64; 0
 // turns it off).
 
+/** An answer as kept: its body as sent (in its content coding) and the headers that go with it. */
+export interface Kept {
+  body: Buffer;
+  headers: Record<string, string> | undefined;
+}
+
 export class ResponseCache {
-  private readonly map = new Map<string, Buffer>();
+  private readonly map = new Map<string, Kept>();
   private bytes = 0;
   hits = 0;
   misses = 0;
 
   constructor(private readonly maxBytes: number) {}
 
-  get(key: string): Buffer | undefined {
+  get(key: string): Kept | undefined {
     const v = this.map.get(key);
     if (v === undefined) { this.misses++; return undefined; }
     this.hits++;
@@ -21,7 +27,7 @@ export class ResponseCache {
     return v;
   }
 
-  set(key: string, body: Buffer): void {
+  set(key: string, body: Kept): void {
     const size = entryBytes(key, body);
     if (size > this.maxBytes / 8) return;
     const old = this.map.get(key);
@@ -29,7 +35,7 @@ export class ResponseCache {
     this.map.set(key, body);
     this.bytes += size;
     while (this.bytes > this.maxBytes) {
-      const [k, v] = this.map.entries().next().value as [string, Buffer];
+      const [k, v] = this.map.entries().next().value as [string, Kept];
       this.map.delete(k);
       this.bytes -= entryBytes(k, v);
     }
@@ -40,5 +46,5 @@ export class ResponseCache {
   }
 }
 
-/** An entry's bytes: its body, its key (two bytes a character at most) and the map's own share. */
-const entryBytes = (key: string, body: Buffer): number => body.length + 2 * key.length + 64;
+/** An entry's bytes: its body, its key (two bytes a character at most), its headers (a few short strings) and the map's own share. */
+const entryBytes = (key: string, kept: Kept): number => kept.body.length + 2 * key.length + 256;

@@ -13,7 +13,7 @@ import type { Service } from './service.js';
 
 const STATUS_TEXT: Record<number, string> = {
   200: '200 OK', 204: '204 No Content', 304: '304 Not Modified', 400: '400 Bad Request', 404: '404 Not Found',
-  405: '405 Method Not Allowed', 414: '414 URI Too Long', 431: '431 Request Header Fields Too Large', 500: '500 Internal Server Error', 503: '503 Service Unavailable',
+  405: '405 Method Not Allowed', 406: '406 Not Acceptable', 414: '414 URI Too Long', 431: '431 Request Header Fields Too Large', 500: '500 Internal Server Error', 503: '503 Service Unavailable',
   504: '504 Gateway Timeout',
 };
 
@@ -130,36 +130,59 @@ export class Outgoing<Ctx> {
   get requestId(): string { return this.ex.requestId; }
 }
 
-/** Pulls a stream's chunks while the client takes them. */
+/**
+ * Pulls a stream's chunks while the client takes them. A chunk made off the thread (a compressor's) comes
+ * as a promise: the pump waits for it, then goes on under cork, unless the client left meanwhile.
+ */
 class Pump<Ctx> {
   private bytes = 0;
   private ended = false;
+  private waiting = false;
 
   constructor(private readonly out: Outgoing<Ctx>, private readonly answer: StreamAnswer) {}
 
   run(): void {
-    const out = this.out, res = out.response;
-    while (!out.gone && !this.ended) {
-      let chunk: Uint8Array | null;
+    const out = this.out;
+    while (!out.gone && !this.ended && !this.waiting) {
+      let got: Uint8Array | null | Promise<Uint8Array | null>;
       try {
-        chunk = this.answer.next();
+        got = this.answer.next();
       } catch (err) {
-        // Headers are gone: the only honest signal left is to cut the connection.
-        console.error(JSON.stringify({ level: 'error', requestId: out.requestId, path: out.path, error: err instanceof Error ? err.stack : String(err) }));
-        this.ended = true;
-        out.finishStream();
-        res.close();
+        this.fail(err);
         return;
       }
-      if (chunk === null) {
-        this.ended = true;
-        out.finishStream();
-        res.end();
-        out.log(this.answer.status, this.bytes);
+      if (got instanceof Promise) {
+        this.waiting = true;
+        got.then(
+          (chunk) => { this.waiting = false; if (!out.gone && !this.ended) out.response.cork(() => { if (this.put(chunk)) this.run(); }); },
+          (err: unknown) => { this.waiting = false; if (!out.gone && !this.ended) out.response.cork(() => this.fail(err)); },
+        );
         return;
       }
-      this.bytes += chunk.byteLength;
-      if (!res.write(chunk)) return;
+      if (!this.put(got)) return;
     }
+  }
+
+  /** Writes a chunk, or ends the answer at null; false when the pump stops (the end, or backpressure). */
+  private put(chunk: Uint8Array | null): boolean {
+    const out = this.out, res = out.response;
+    if (chunk === null) {
+      this.ended = true;
+      out.finishStream();
+      res.end();
+      out.log(this.answer.status, this.bytes);
+      return false;
+    }
+    this.bytes += chunk.byteLength;
+    return res.write(chunk);
+  }
+
+  /** Headers are gone: the only honest signal left is to cut the connection. */
+  private fail(err: unknown): void {
+    const out = this.out;
+    console.error(JSON.stringify({ level: 'error', requestId: out.requestId, path: out.path, error: err instanceof Error ? err.stack : String(err) }));
+    this.ended = true;
+    out.finishStream();
+    out.response.close();
   }
 }

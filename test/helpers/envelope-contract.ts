@@ -92,7 +92,12 @@ export function envelopeContract(service: string, routes: readonly RouteSpec<any
       expect(h.status).toBe(200);
       expect(h.text).toBe('');
       expect(h.headers.get('content-type')).toBe(g.headers.get('content-type'));
-      expect(Number(h.headers.get('content-length'))).toBe(Buffer.byteLength(g.text));
+      // The length of the bytes GET sends, in the same coding (fetch asks for one, and decodes GET's body).
+      expect(h.headers.get('content-encoding')).toBe(g.headers.get('content-encoding'));
+      expect(Number(h.headers.get('content-length'))).toBe(Number(g.headers.get('content-length')));
+      const plain = await get('/api/v1/data-dictionary', { method: 'HEAD', headers: { 'Accept-Encoding': 'identity' } });
+      expect(plain.headers.get('content-encoding')).toBeNull();
+      expect(Number(plain.headers.get('content-length'))).toBe(Buffer.byteLength(g.text));
     });
 
     it('answers CORS preflight and allows any origin', async () => {

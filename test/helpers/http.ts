@@ -59,12 +59,33 @@ export function rawGet(path: string, o: { base?: string; headers?: Record<string
 export const getWithHost = (path: string, host: string, base = financeUrl()): Promise<Got> => rawGet(path, { base, headers: { host } });
 
 /** Opens a connection, sends a GET, and drops the connection after delayMs (0: at once). */
-export function dropAfter(port: number, path: string, delayMs: number): Promise<void> {
+export function dropAfter(port: number, path: string, delayMs: number, acceptEncoding = ''): Promise<void> {
   return new Promise((resolve) => {
     const sock = net.connect(port, '127.0.0.1', () => {
-      sock.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      sock.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n${acceptEncoding === '' ? '' : `Accept-Encoding: ${acceptEncoding}\r\n`}\r\n`);
       setTimeout(() => { sock.destroy(); resolve(); }, delayMs);
     });
     sock.on('error', () => resolve());
+  });
+}
+
+/**
+ * Sends a GET and closes the connection once `bytes` bytes of the answer (head included) have arrived:
+ * an abort in the middle of a stream, wherever its chunks happen to fall. Resolves to the bytes seen and the status.
+ */
+export function dropAfterBytes(port: number, path: string, bytes: number, acceptEncoding = ''): Promise<{ seen: number; status: number }> {
+  return new Promise((done) => {
+    let seen = 0, status = 0;
+    const resolve = (n: number): void => done({ seen: n, status });
+    const sock = net.connect(port, '127.0.0.1', () => {
+      sock.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n${acceptEncoding === '' ? '' : `Accept-Encoding: ${acceptEncoding}\r\n`}\r\n`);
+    });
+    sock.on('data', (d: Buffer) => {
+      if (seen === 0) status = Number(d.subarray(9, 12).toString());
+      seen += d.length;
+      if (seen >= bytes) { sock.destroy(); resolve(seen); }
+    });
+    sock.on('end', () => resolve(seen));
+    sock.on('error', () => resolve(seen));
   });
 }

@@ -1,0 +1,87 @@
+// The compression layer: an answer in, the same answer in a content coding
+// out. It is the last stage of the pipeline and reads nothing but the answer:
+// a body is compressed at once; a stream is compressed chunk by chunk as the
+// client pulls it, so a slow reader holds one chunk and the compressor's
+// state, never the whole answer, and a client that leaves frees both.
+
+import type { Answer } from './answer.js';
+import { CODINGS, type Encoding } from './encoding.js';
+
+/** Bodies smaller than this go as they are: a packet or two either way, and compressing costs more than it saves. */
+export const MIN_COMPRESS_BYTES = 1024;
+
+/** Media types worth compressing: text, JSON, JavaScript, SVG, and Arrow's columns (Parquet compresses its own pages). */
+const COMPRESSIBLE = /^(?:text\/|application\/(?:json|javascript|vnd\.apache\.arrow)|image\/svg\+xml)/;
+export const compressible = (contentType: string): boolean => COMPRESSIBLE.test(contentType);
+
+type Stream = Extract<Answer, { kind: 'stream' }>;
+
+/** This thread's compression so far, and its compressors open now (each holds zlib's native state until its stream ends). */
+const counts = { open_compressors: 0, streams_compressed: 0, bodies_compressed: 0 };
+export const compressionStats = (): typeof counts => ({ ...counts });
+
+/** The answer in the coding (when its media type and size are worth it), with Content-Encoding said. */
+export function encodeAnswer(answer: Answer, enc: Encoding): Answer {
+  if (enc === 'identity' || answer.kind === 'none' || !compressible(answer.contentType)) return answer;
+  if (answer.status === 204 || answer.status === 304) return answer;
+  const coding = CODINGS[enc]!;
+  if (answer.kind === 'bytes') {
+    const body = typeof answer.body === 'string' ? Buffer.from(answer.body, 'utf8') : answer.body;
+    if (body.byteLength < MIN_COMPRESS_BYTES) return answer;
+    counts.bodies_compressed++;
+    return { ...answer, body: coding.compressBody(body, body.byteLength), headers: { ...answer.headers, 'Content-Encoding': enc } };
+  }
+  return compressedStream(answer, enc);
+}
+
+/**
+ * A stream through a compressor (zlib's, which runs on libuv's thread pool, off the front thread). Each
+ * pull feeds it source chunks until it gives out bytes; the source is pulled no faster than the client
+ * takes the output, so backpressure reaches the page. done() ends the source and destroys the compressor,
+ * whether the stream ended, failed or its client left.
+ */
+function compressedStream(answer: Stream, enc: Encoding): Stream {
+  const z = CODINGS[enc as keyof typeof CODINGS]!.createStream();
+  counts.open_compressors++;
+  counts.streams_compressed++;
+  const out: Buffer[] = [];
+  let failed: Error | undefined;
+  let ended = false;
+  let closed = false;
+  z.on('data', (b: Buffer) => out.push(b));
+  z.on('error', (err: Error) => { failed = err; });
+  const ending = new Promise<void>((resolve) => { z.once('end', () => { ended = true; resolve(); }); z.once('close', resolve); });
+  const fed = (chunk: Uint8Array): Promise<void> => new Promise((resolve, reject) => {
+    // Copied: the source's chunk may be a view of a page slot, and zlib reads it later, on another thread.
+    z.write(Buffer.from(chunk), (err) => (err ? reject(err) : resolve()));
+  });
+  const take = (): Buffer => (out.length === 1 ? out.pop()! : Buffer.concat(out.splice(0)));
+
+  const pull = async (): Promise<Uint8Array | null> => {
+    for (;;) {
+      if (failed !== undefined) throw failed;
+      if (out.length > 0) return take();
+      if (ended || closed) return null;
+      const chunk = await answer.next();
+      if (closed) return null;
+      if (chunk === null) {
+        z.end();
+        await ending;
+        continue;
+      }
+      await fed(chunk);
+    }
+  };
+  return {
+    ...answer,
+    headers: { ...answer.headers, 'Content-Encoding': enc },
+    next: pull,
+    done: () => {
+      if (closed) return;
+      closed = true;
+      counts.open_compressors--;
+      z.destroy();
+      answer.done?.();
+    },
+  };
+}
