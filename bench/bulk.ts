@@ -4,7 +4,10 @@
 //      never asked before (each a new state and span of years), so each pull
 //      counts its query for X-Total-Count; and one client doing the same
 //   2. repeat pulls of one query, 4 clients (its count known)
-//   3. DuckDB writing the same 50,000 rows as CSV (COPY), warm
+//   3. the same first and repeat pulls with Accept-Encoding gzip, and br
+//   4. DuckDB writing the same 50,000 rows as CSV (COPY), warm
+//   5. one government's JSON answer, response cache warm, identity against
+//      gzip (autocannon, 32 connections)
 //   npm run bench:bulk [-- --data .data/finance-46m] [--seconds 10] [--main <another build's dist/src/main.js>] [--smoke]
 // Without --data the 46M corpus is generated under .data/ when missing.
 
@@ -16,6 +19,7 @@ import { query } from '../scripts/lib/duckdb.js';
 import { ROOT, startServer, type Running } from '../scripts/lib/server.js';
 import { cpuPerRequest, cpuSnapshot } from './lib/cpu.js';
 import { csvPuller, type CsvPuller } from './lib/csv-pull.js';
+import { load } from './lib/load.js';
 import { median, timeRuns } from './lib/timing.js';
 
 const arg = (name: string, dflt: string): string => {
@@ -24,7 +28,8 @@ const arg = (name: string, dflt: string): string => {
 };
 const smoke = process.argv.includes('--smoke');
 const seconds = Number(arg('seconds', smoke ? '1' : '10'));
-const PAGE = 50_000;
+/** Rows a pull: the CSV cap; the smoke run's fixture has no query of two such pages, so it pulls 1,000. */
+const PAGE = smoke ? 1000 : 50_000;
 
 function corpusDir(): string {
   if (smoke) return path.join(ROOT, 'fixtures/finance/v6');
@@ -56,7 +61,7 @@ async function firstPullQueries(s: Running, years: number[], need: number): Prom
     // At least 1.5 pages' worth of years, so a span is full whatever years it happens to miss.
     const minSpan = Math.ceil((1.5 * PAGE) / perYear);
     for (let len = years.length - 1; len >= minSpan; len--) {
-      for (let a = 0; a + len < years.length; a++) out.push(`/api/v1/spending?state=${st}&type=city&years=${years[a]}-${years[a + len]}&format=csv`);
+      for (let a = 0; a + len < years.length; a++) out.push(`/api/v1/spending?state=${st}&type=city&years=${years[a]}-${years[a + len]}&format=csv&limit=${PAGE}`);
     }
   }
   if (out.length < need) throw new Error(`only ${out.length} never-asked full-page queries in this corpus, ${need} wanted`);
@@ -95,18 +100,39 @@ try {
   const years: number[] = health.corpus.years;
   const puller = csvPuller(s.url);
   // Enough never-asked queries for the 4-client run at twice today's best rate, and the 1-client run.
-  const fresh = await firstPullQueries(s, years, smoke ? 40 : Math.ceil((4e6 * seconds) / PAGE) + 200);
+  // Three 4-client runs of first pulls (identity, gzip, br) and the 1-client one.
+  const fresh = await firstPullQueries(s, years, smoke ? 12 : 3 * Math.ceil((4e6 * seconds) / PAGE) + 400);
   let k = 0;
   const nextFresh = (): string | undefined => fresh[k++];
   const one = await rate(s, puller, 1, nextFresh);
   const four = await rate(s, puller, 4, nextFresh);
-
-  const fixed = `/api/v1/spending?state=CA&type=city&years=${years[0]}-${years[years.length - 1]}&format=csv`;
+  const coded: [string, Rate, Rate][] = [];
+  const fixed = `/api/v1/spending?state=CA&type=city&years=${years[0]}-${years[years.length - 1]}&format=csv&limit=${PAGE}`;
   await puller.pull(fixed);
   const repeat = await rate(s, puller, 4, () => fixed);
+  for (const coding of ['gzip', 'br']) {
+    const h = { 'Accept-Encoding': coding };
+    coded.push([coding, await rate(s, puller, 4, nextFresh, h), await rate(s, puller, 4, () => fixed, h)]);
+  }
   puller.close();
 
-  const sql = (await get(s, `${fixed.replace('&format=csv', '')}&limit=1`)).provenance.sql_query as string;
+  // 5. One government's JSON, every answer from the response cache after a first pass.
+  const s5 = await startServer({ FINANCE_DATA: dir, WORKERS: String(os.cpus().length) }, 1_800_000, main === '' ? undefined : path.resolve(main));
+  const json: Record<string, number> = {};
+  try {
+    const govs: string[] = (await get(s5, '/api/v1/governments?limit=1000')).data.filter((g: any) => g.years_in_mirror.length > 0).map((g: any) => g.canonical_govid);
+    let g = 0;
+    const next = (): string => `/api/v1/governments/${govs[(g++ * 7919) % govs.length]}/spending?category=Police`;
+    for (const [label, headers] of [['identity', {}], ['gzip', { 'Accept-Encoding': 'gzip' }], ['identity', {}], ['gzip', { 'Accept-Encoding': 'gzip' }]] as const) {
+      await load(s5.url, next, { connections: 32, seconds: Math.min(3, seconds), headers });
+      const r = await load(s5.url, next, { connections: 32, seconds, headers });
+      json[label] = Math.max(json[label] ?? 0, r.requestsPerSec);
+    }
+  } finally {
+    await s5.stop();
+  }
+
+  const sql = (await get(s, fixed.replace('&format=csv', '').replace(`&limit=${PAGE}`, '&limit=1'))).provenance.sql_query as string;
   const out = path.join(os.tmpdir(), `civicstream-bulk-${process.pid}.csv`);
   const copy = `COPY (${sql} LIMIT ${PAGE}) TO '${out}' (FORMAT csv, HEADER)`;
   await query(copy);
@@ -126,7 +152,12 @@ try {
     row('CSV, first pulls, 1 client', one),
     row('CSV, first pulls, 4 clients', four),
     row('CSV, repeat pulls, 4 clients', repeat),
+    ...coded.flatMap(([c, first, again]) => [row(`CSV ${c}, first pulls, 4 clients`, first), row(`CSV ${c}, repeat pulls, 4 clients`, again)]),
     `| DuckDB COPY of the same ${f(PAGE)} rows to CSV | ${f(duck)} | 1.0x | | | | |`,
+    '',
+    `Bytes on the wire against identity (repeat pulls): ${coded.map(([c, , again]) => `${c} ${f(repeat.bytesPerRow / again.bytesPerRow, 1)}x fewer`).join(', ')}.`,
+    '',
+    `One government's JSON answer (spending, Police, governments at random from 1,000), response cache warm, autocannon 32 connections, ${seconds} s, best of two runs each, interleaved: identity ${f(json.identity!)} req/s, gzip ${f(json.gzip!)} req/s (${f((100 * json.gzip!) / json.identity!)}% of identity).`,
   );
 } finally {
   await s.stop();

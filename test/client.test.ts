@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Client, CivicstreamError, arrestsClient, csvRecords, financeClient } from 'civicstream/client';
+import { Client, CivicstreamError, arrestsClient, csvRecords, financeClient, linkTarget } from 'civicstream/client';
 import { clientTypes } from '../dist/scripts/gen-client-types.js';
 import { arrestsUrl, financeUrl, get } from './helpers/http.js';
 import { parseCsv } from './helpers/csv.js';
@@ -34,18 +34,35 @@ describe('typed client', () => {
     expect(est).toEqual(all.body.data);
   });
 
-  it('streams a 50,000-row CSV pull record by record, equal to the bytes parsed whole', async () => {
+  it('streams a CSV pull record by record and follows Link from page to page, to exactly X-Total-Count records, equal to the pages parsed whole', async () => {
     const fin = financeClient(financeUrl());
-    const params = { type: 'city', years: '2011', limit: 50000 } as const;
-    let n = 0, first: Record<string, string> | null = null, last: Record<string, string> | null = null;
-    for await (const r of fin.csv('/api/v1/spending', params)) { first ??= r; last = r; n++; }
-    expect(n).toBe(50000);
-    const whole = await parseCsv(await (await fetch(`${financeUrl()}/api/v1/spending?type=city&years=2011&limit=50000&format=csv`)).text());
-    const head = whole[0]!;
-    expect(Object.keys(first!)).toEqual(head);
-    expect(Object.values(first!)).toEqual(whole[1]);
-    expect(Object.values(last!)).toEqual(whole[50000]);
+    const params = { type: 'city', years: '2011', limit: 20000 } as const;
+    const got: Record<string, string>[] = [];
+    for await (const r of fin.csv('/api/v1/spending', params)) got.push(r);
+    const first = await fetch(`${financeUrl()}/api/v1/spending?type=city&years=2011&limit=20000&format=csv`);
+    const total = Number(first.headers.get('x-total-count'));
+    expect(total).toBeGreaterThan(40000); // three pages at least
+    expect(got.length).toBe(total);
+    const whole: string[][] = [];
+    let head: string[] = [];
+    for (let page = 0; page * 20000 < total; page++) {
+      const rows = await parseCsv(await (await fetch(`${financeUrl()}/api/v1/spending?type=city&years=2011&limit=20000&format=csv&page=${page}`)).text());
+      head = rows[0]!;
+      whole.push(...rows.slice(1));
+    }
+    expect(Object.keys(got[0]!)).toEqual(head);
+    expect(got.map((r) => Object.values(r))).toEqual(whole);
+    await first.arrayBuffer();
   }, 60_000);
+
+  it('reads Link headers as RFC 8288 writes them', () => {
+    expect(linkTarget('</a?page=1>; rel="next", </a?page=4>; rel="last"', 'next')).toBe('/a?page=1');
+    expect(linkTarget('</a?page=1>; rel="next", </a?page=4>; rel="last"', 'last')).toBe('/a?page=4');
+    expect(linkTarget('<https://x/b>; rel=next', 'next')).toBe('https://x/b');
+    expect(linkTarget('</a?page=0>; title="p, 0"; rel="prev first"', 'first')).toBe('/a?page=0');
+    expect(linkTarget('</a?page=0>; rel="prev"', 'next')).toBeNull();
+    expect(linkTarget(null, 'next')).toBeNull();
+  });
 
   it('parses quoted fields split across chunks: commas, doubled quotes, line breaks', async () => {
     const text = 'a,b\r\n"x, ""y""","multi\r\nline"\r\nplain,"q"\r\n';

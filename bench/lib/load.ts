@@ -12,11 +12,12 @@ export interface LoadResult {
   total: number;
 }
 
-export async function load(url: string, nextPath: () => string, o: { connections: number; seconds: number }): Promise<LoadResult> {
+export async function load(url: string, nextPath: () => string, o: { connections: number; seconds: number; headers?: Record<string, string> }): Promise<LoadResult> {
   const r = await autocannon({
     url,
     connections: o.connections,
     duration: o.seconds,
+    ...(o.headers !== undefined ? { headers: o.headers } : {}),
     requests: [{ setupRequest: (req) => ({ ...req, path: nextPath() }) }],
   });
   return {

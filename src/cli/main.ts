@@ -15,6 +15,7 @@ import { Progress } from '../progress.js';
 import { parseArgs, type Args, CliError } from './args.js';
 import { openFinance, runRoute, QUERY_ROUTES, replyText, type Offline } from './offline.js';
 import { writeParquetPages } from './export-parquet.js';
+import { linkTarget } from '../client/index.js';
 
 interface Command {
   name: string;
@@ -138,7 +139,7 @@ const COMMANDS: Command[] = [
   { name: 'build-estimates', summary: 'Summarise a school draws mirror into its estimates (summaries/ beside the draws).', usage: 'civicstream build-estimates [--data <dir>] [--workers N]', run: script('scripts/build-estimates.js') },
 ];
 
-/** The export's pages: each selection paged at the route's CSV cap, each page the API's CSV text (its header first) and its row count. */
+/** The export's pages: each selection paged at the route's CSV cap, following each page's Link rel="next" to the last; each page the API's CSV text (its header first) and its row count. */
 async function* csvPages(off: Offline, route: string, selections: Map<string, string>[]): AsyncGenerator<{ text: string; rows: number }> {
   for (const params of selections) {
     let progress: Progress | null = null;
@@ -154,6 +155,10 @@ async function* csvPages(off: Offline, route: string, selections: Map<string, st
       const text = r.body.toString('utf8');
       progress.tick(rows);
       yield { text, rows };
+      const next = linkTarget(r.headers.link ?? null, 'next');
+      if (next === null) break;
+      // The next page is this query's, one on: anything else would be a server fault, not a page to write.
+      if (new URL(next, 'http://x').searchParams.get('page') !== String(page + 1)) throw new CliError(`export: the API's next page is not page ${page + 1}: ${next}`);
     }
     progress?.finish();
   }

@@ -103,21 +103,40 @@ export class Client<R extends RouteTable> {
     }
   }
 
-  /** A CSV pull (format=csv) as records keyed by the header, parsed as the bytes arrive. */
+  /**
+   * A CSV pull (format=csv) as records keyed by the header, parsed as the bytes arrive, page after page: each
+   * page's Link rel="next" is followed until a page has none, so every row of the query comes (X-Total-Count of them).
+   */
   async *csv<P extends keyof R & string>(path: P, params: R[P]['params'] = {} as R[P]['params']): AsyncGenerator<Record<string, string>> {
-    const res = await this.request(this.url(path, { ...params, format: 'csv' } as R[P]['params']));
-    if (!res.ok) {
-      const env = (await res.json().catch(() => null)) as Envelope<unknown> | null;
-      throw new CivicstreamError(res.status, env?.error ?? `HTTP ${res.status}`, env);
-    }
-    let header: string[] | null = null;
-    for await (const record of csvRecords(res.body!)) {
-      if (header === null) { header = record; continue; }
-      const row: Record<string, string> = {};
-      for (let i = 0; i < header.length; i++) row[header[i]!] = record[i] ?? '';
-      yield row;
+    let url: string | null = this.url(path, { ...params, format: 'csv' } as R[P]['params']);
+    while (url !== null) {
+      const res = await this.request(url);
+      if (!res.ok) {
+        const env = (await res.json().catch(() => null)) as Envelope<unknown> | null;
+        throw new CivicstreamError(res.status, env?.error ?? `HTTP ${res.status}`, env);
+      }
+      let header: string[] | null = null;
+      for await (const record of csvRecords(res.body!)) {
+        if (header === null) { header = record; continue; }
+        const row: Record<string, string> = {};
+        for (let i = 0; i < header.length; i++) row[header[i]!] = record[i] ?? '';
+        yield row;
+      }
+      const next = linkTarget(res.headers.get('link'), 'next');
+      url = next === null ? null : new URL(next, url).href;
     }
   }
+}
+
+/** The target of a Link header's entry of relation rel (RFC 8288), or null. */
+export function linkTarget(header: string | null, rel: string): string | null {
+  if (header === null) return null;
+  // Each entry: <target> then parameters, whose quoted values may hold commas and semicolons.
+  for (const m of header.matchAll(/<([^>]*)>((?:\s*;\s*[^;,=\s]+\s*(?:=\s*(?:"[^"]*"|[^;,]*))?)*)/g)) {
+    const rels = /;\s*rel\s*=\s*(?:"([^"]*)"|([^;,\s]+))/i.exec(m[2] ?? '');
+    if ((rels?.[1] ?? rels?.[2] ?? '').split(/\s+/).includes(rel)) return m[1]!;
+  }
+  return null;
 }
 
 /** RFC 4180 records from a byte stream: quoted fields may hold commas, quotes ("") and line breaks; CRLF or LF ends a record. */

@@ -3,6 +3,7 @@
 
 import { apiError, type ApiError } from '../server/errors.js';
 import { shortDigest } from '../server/freshness.js';
+import { pageFileName, pageLinks } from '../server/paging.js';
 import { defineRoute, envelopeReply, type Reply, type RouteRequest, type RouteSpec } from '../server/route-spec.js';
 import { defaulted, formatParam, intParam, withExample } from '../server/params.js';
 import { GOV_TYPES } from './catalog.js';
@@ -92,8 +93,15 @@ function rememberCount(counts: Map<string, number>, key: string, total: number):
   counts.set(key, total);
 }
 
-const csvHeaders = (total: number, params: { page: number; limit: number }): Record<string, string> =>
-  ({ 'X-Total-Count': String(total), 'X-Page': String(params.page), 'X-Limit': String(params.limit) });
+/** A bulk page's headers: the paging counts, Link to the pages around it, and the file name naming the query and the page. */
+function pageHeaders(route: MoneyRoute, url: string, total: number, params: { page: number; limit: number }, ext: string): Record<string, string> {
+  const link = pageLinks(url, params.page, params.limit, total);
+  return {
+    'X-Total-Count': String(total), 'X-Page': String(params.page), 'X-Limit': String(params.limit),
+    ...(link !== undefined ? { Link: link } : {}),
+    'Content-Disposition': pageFileName(route.verb, url, params.page, ext, shortDigest),
+  };
+}
 
 function flatHandler(route: MoneyRoute) {
   return async (req: RouteRequest<FinanceCtx, FlatParams>): Promise<Reply> => {
@@ -116,14 +124,14 @@ function flatHandler(route: MoneyRoute) {
       if (req.head) {
         const total = known ?? (await countMoney(ctx, plan, req.signal));
         if (known === undefined) rememberCount(ctx.counts, key, total);
-        return { kind: 'stream', format: 'csv', headers: csvHeaders(total, params), next: () => null };
+        return { kind: 'stream', format: 'csv', headers: pageHeaders(route, req.url, total, params, 'csv'), next: () => null };
       }
       const page = await runMoneyCsv(ctx, plan, route, params, known, req.signal);
       if (known === undefined) rememberCount(ctx.counts, key, page.total);
       return {
         kind: 'stream',
         format: 'csv',
-        headers: csvHeaders(page.total, params),
+        headers: pageHeaders(route, req.url, page.total, params, 'csv'),
         next: page.next,
         done: page.release,
       };

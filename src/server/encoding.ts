@@ -86,6 +86,20 @@ const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
  */
 export function negotiate(header: string): Encoding | null {
   if (header === '') return 'identity';
+  // Clients send a handful of distinct headers, each thousands of times: the choice is remembered per header.
+  const known = chosen.get(header);
+  if (known !== undefined) return known;
+  const choice = choose(header);
+  if (chosen.size >= CHOICES_KEPT) chosen.clear();
+  chosen.set(header, choice);
+  return choice;
+}
+
+/** Headers whose choice is remembered (each at most MAX_HEADER_BYTES long, so a few MB at worst). */
+const CHOICES_KEPT = 256;
+const chosen = new Map<string, Encoding | null>();
+
+function choose(header: string): Encoding | null {
   const q = new Map<string, number>();
   for (const element of header.split(',')) {
     const [rawName, ...params] = element.split(';');
