@@ -4,7 +4,7 @@
 // functions themselves are workers/jobs.ts. Nothing here loads either, so a
 // context holding a runner does not load the workers, nor they it.
 
-import type { CodeYearsArgs, CodeYearsResult, GovernmentYearsArgs, GovernmentYearsResult, MoneyCsvArgs, MoneyCsvResult, PackedMoneyResult, PeersArgs, PeersResult } from './finance/job-io.js';
+import type { CodeYearsArgs, CodeYearsResult, GovernmentYearsArgs, GovernmentYearsResult, MoneyPageArgs, MoneyPageResult, PackedMoneyResult, PeersArgs, PeersResult } from './finance/job-io.js';
 import type { MoneyPlan } from './finance/plan.js';
 
 /** A deliberate fault, for the worker-fault test only (workers/fault.ts). */
@@ -16,7 +16,7 @@ export interface Jobs {
   ping: [Record<string, never>, { threadId: number }];
   governmentYears: [GovernmentYearsArgs, GovernmentYearsResult];
   money: [MoneyPlan, PackedMoneyResult];
-  moneyCsv: [MoneyCsvArgs, MoneyCsvResult];
+  moneyPage: [MoneyPageArgs, MoneyPageResult];
   /** A flat query's row count (workers/finance/money-count.ts), for a plan plan.ts calls countable. */
   moneyCount: [MoneyPlan, number];
   codeYears: [CodeYearsArgs, CodeYearsResult];

@@ -46,8 +46,9 @@ describe('money routes: keys each route refuses', () => {
       expect(m).toMatch(/Accepted keys: years, /);
     }
   });
-  it('format is refused off the flat routes; complete on /balances and /profile', async () => {
-    for (const r of ROUTES) expect(await err(`${G}/${r}?format=csv`)).toContain("'format'");
+  it('format is refused off the flat and money routes, an unknown format on them; complete on /balances and /profile', async () => {
+    for (const r of ['peers', 'peer-comparison?category=Police']) expect(await err(`${G}/${r}${r.includes('?') ? '&' : '?'}format=csv`)).toContain("'format'");
+    for (const r of ROUTES) expect(await err(`${G}/${r}?format=xml`)).toContain('json, csv, arrow, parquet');
     expect(await err(`${G}/balances?complete=true`)).toContain("'complete'");
     expect(await err(`${G}/profile?complete=true`)).toContain("'complete'");
   });

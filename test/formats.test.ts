@@ -25,7 +25,7 @@ type Doc = { paths: Record<string, { get: { parameters: { name: string; schema: 
 
 describe('formats: declared per route, listed in OpenAPI, sent by the render stage', () => {
   it('every envelope route lists its declared formats (json when none) as OpenAPI media types, and a format parameter offers exactly those', async () => {
-    let withCsv = 0;
+    const bulk: string[] = [];
     for (const service of services()) {
       const doc = (await inject(service, '/openapi.json')).json<Doc>();
       for (const route of service.routes as RouteSpec<unknown>[]) {
@@ -36,18 +36,23 @@ describe('formats: declared per route, listed in OpenAPI, sent by the render sta
         const param = op.parameters.find((p) => p.name === 'format');
         if (formats.length > 1) expect(param?.schema.enum, route.path).toEqual([...formats]);
         else expect(param, route.path).toBeUndefined();
-        if (formats.includes('csv')) withCsv++;
+        if (formats.includes('csv')) {
+          expect(formats, route.path).toEqual(['json', 'csv', 'arrow', 'parquet']);
+          bulk.push(route.id);
+        }
       }
     }
-    // /spending and /revenue answer CSV.
-    expect(withCsv).toBe(2);
+    // Flat /spending and /revenue, and one government's four money routes, answer CSV, Arrow and Parquet (issue 19).
+    expect(bulk.sort()).toEqual(['government_balances', 'government_profile', 'government_revenue', 'government_spending', 'revenue', 'spending']);
   });
 
-  it('a CSV pull is sent with the registry media type', async () => {
+  it('a bulk pull is sent with the registry media type of its format', async () => {
     const [finance] = services();
-    const r = await inject(finance!, '/api/v1/spending?state=NH&type=city&format=csv&limit=2');
-    expect(r.status).toBe(200);
-    expect(r.headers['content-type']).toBe(FORMATS.csv.mediaType);
+    for (const f of ['csv', 'arrow', 'parquet'] as const) {
+      const r = await inject(finance!, `/api/v1/spending?state=NH&type=city&format=${f}&limit=2`);
+      expect(r.status).toBe(200);
+      expect(r.headers['content-type']).toBe(FORMATS[f].mediaType);
+    }
   });
 
   it('a route that streams a format it does not declare is a 500 naming the request, and the stream is given back', async () => {

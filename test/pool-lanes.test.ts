@@ -10,7 +10,7 @@ const task = (name: string, id: number) => ({ name, id }) as unknown as Paramete
 describe('LaneQueue', () => {
   it('serves small-job batches before bulk jobs, each lane in arrival order', () => {
     const q = new LaneQueue();
-    const [p1, c1, b1, p2, b2] = [task('moneyCsv', 1), task('money', 2), task('batch', 3), task('moneyCsv', 4), task('batch', 5)];
+    const [p1, c1, b1, p2, b2] = [task('moneyPage', 1), task('money', 2), task('batch', 3), task('moneyPage', 4), task('batch', 5)];
     for (const t of [p1, c1, b1, p2, b2]) q.push(t);
     expect(q.size).toBe(5);
     const order = [];
@@ -21,7 +21,7 @@ describe('LaneQueue', () => {
 
   it('removes a cancelled task from its lane', () => {
     const q = new LaneQueue();
-    const [p1, b1, p2] = [task('moneyCsv', 1), task('batch', 2), task('moneyCsv', 3)];
+    const [p1, b1, p2] = [task('moneyPage', 1), task('batch', 2), task('moneyPage', 3)];
     for (const t of [p1, b1, p2]) q.push(t);
     q.remove(p1);
     q.remove(b1);

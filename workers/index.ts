@@ -8,9 +8,9 @@ import { jobTable, runBatch, type JobData } from './jobs.js';
 
 const jobs = jobTable((workerData ?? {}) as JobData, threadId);
 
-export const { ping, governmentYears, money, moneyCsv, moneyCount, codeYears, peers, fault } = jobs;
+export const { ping, governmentYears, money, moneyPage, moneyCount, codeYears, peers, fault } = jobs;
 // Piscina finds a job by its export's name: a job of the table left out here would fail only when first run.
-const exported: JobTable = { ping, governmentYears, money, moneyCsv, moneyCount, codeYears, peers, fault };
+const exported: JobTable = { ping, governmentYears, money, moneyPage, moneyCount, codeYears, peers, fault };
 void exported;
 
 export const batch = (items: BatchItem[]): BatchOutcome[] => runBatch(jobs, items);

@@ -8,7 +8,7 @@ import { move, transferableSymbol, valueSymbol } from 'piscina';
 import type { PageSlots } from '../src/bytes/page-arena.js';
 import type { FinanceColumns } from '../src/finance/columns.js';
 import type { EngineCatalog } from '../src/finance/engine-catalog.js';
-import type { MoneyCsvArgs, MoneyCsvResult } from '../src/finance/job-io.js';
+import type { MoneyPageArgs, MoneyPageResult } from '../src/finance/job-io.js';
 import { packRows } from '../src/finance/plan.js';
 import { tableCtxOf, type TableCtx, type TableNames } from '../src/finance/table-ctx.js';
 import type { BatchItem, BatchOutcome, JobTable } from '../src/job-runner.js';
@@ -16,7 +16,7 @@ import { fault as faultJob } from './fault.js';
 import * as codeYearsJob from './finance/code-years.js';
 import { attachFinance, type FinanceView } from './finance/corpus.js';
 import * as govYears from './finance/government-years.js';
-import { moneyCsv as moneyCsvJob } from './finance/money-csv.js';
+import { moneyPage as moneyPageJob } from './finance/money-page.js';
 import { money as moneyJob } from './finance/money.js';
 import { countRows } from './finance/money-count.js';
 import * as peersJob from './finance/peers.js';
@@ -41,11 +41,11 @@ export function jobTable(data: JobData, threadId: number): JobTable {
     if (!data.financeCatalog) throw new Error('finance catalog not attached to this thread');
     return data.financeCatalog;
   };
-  /** The CSV page job with this thread's names (a TableCtx built on its first page) and page slots. */
-  const csvPage = (a: MoneyCsvArgs): MoneyCsvResult => {
+  /** The page job with this thread's names (a TableCtx built on its first page) and page slots. */
+  const page = (a: MoneyPageArgs): MoneyPageResult => {
     if (!data.financeNames || !data.financePages) throw new Error('finance names and page slots not attached to this thread');
     table ??= tableCtxOf(needCatalog(), data.financeNames);
-    return moneyCsvJob(needFinance(), table, data.financePages, threadId, a);
+    return moneyPageJob(needFinance(), table, data.financePages, threadId, a);
   };
   return {
     ping: () => ({ threadId }),
@@ -55,11 +55,11 @@ export function jobTable(data: JobData, threadId: number): JobTable {
       const r = moneyJob(needFinance(), needCatalog(), plan);
       return { ...r, rows: packRows(r.rows) };
     },
-    /** A flat query's CSV page, in its shared slot or else in a buffer moved (not copied) to the thread that asked. */
-    moneyCsv: (a) => {
-      const r = csvPage(a);
-      if (r.csv === null) return r;
-      return move({ [transferableSymbol]: [r.csv.buffer], [valueSymbol]: r }) as unknown as MoneyCsvResult;
+    /** A flat query's page, in its shared slot or else in a buffer moved (not copied) to the thread that asked. */
+    moneyPage: (a) => {
+      const r = page(a);
+      if (r.bytes === null) return r;
+      return move({ [transferableSymbol]: [r.bytes.buffer], [valueSymbol]: r }) as unknown as MoneyPageResult;
     },
     moneyCount: (plan) => countRows(needFinance(), needCatalog(), plan),
     codeYears: (a) => codeYearsJob.codeYears(needFinance(), a),

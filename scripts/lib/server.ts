@@ -39,7 +39,8 @@ export function startServer(env: Record<string, string> = {}, timeoutMs = 60_000
       ? [process.execPath, [main]]
       : ['bash', ['-c', `ulimit -n ${o.nofile} && exec "$0" "$1"`, process.execPath, main]];
     const proc = spawn(cmd, args, {
-      env: { ...process.env, FINANCE_PORT: '0', ARRESTS_PORT: '0', ACCESS_LOG: 'false', WORKERS: '2', ...env },
+      // No bulk-file build unless asked (test/bulk-files.test.ts): it would take pool jobs and page slots from tests that count them.
+      env: { ...process.env, FINANCE_PORT: '0', ARRESTS_PORT: '0', ACCESS_LOG: 'false', WORKERS: '2', BULK_BUILD: 'false', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '', err = '';

@@ -33,7 +33,15 @@ export interface ColumnTable {
   csv?: (Cell | MemoCell | undefined)[];
   /** Optional per column: the cell written straight into the JSON rows' bytes. */
   json?: (Cell | MemoCell | undefined)[];
+  /**
+   * Optional per column: its type in an Arrow or Parquet answer (arrow-writer.ts); utf8 when absent.
+   * A dict column whose CSV cell is a memo cell is encoded from the memo's keys, else from its values.
+   */
+  arrow?: ArrowType[];
 }
+
+/** A column's typed form in the binary formats: integers as integers, amounts as float64, repeated words dictionary-encoded. */
+export type ArrowType = 'int32' | 'float64' | 'bool' | 'utf8' | 'dict';
 
 /** A memo cell's value for row i: its memoized text, or its fallback's for a row it does not key. */
 export function writeMemo(m: MemoCell, i: number, w: ByteWriter): void {

@@ -120,6 +120,8 @@ export interface FinanceRoutes {
       "base_year"?: string | number;
       /** Add amounts per resident (per-year Census F-33 population of the corpus; pop_source census_f33). */
       "per_capita"?: boolean;
+      /** json (the envelope, default), csv (header then rows; metadata in X-Total-Count, X-Page, X-Limit; no provenance), arrow (an Arrow IPC stream, typed columns, provenance in the schema metadata) or parquet (a Parquet file, typed columns, provenance in the footer metadata). */
+      "format"?: "json" | "csv" | "arrow" | "parquet";
       /** Rows per page (default 1000, at most 1000; above is a 400, never clamped). */
       "limit"?: number;
       /** Zero-based page index: page N holds rows N*limit+1 to (N+1)*limit. */
@@ -181,6 +183,8 @@ export interface FinanceRoutes {
       "base_year"?: string | number;
       /** Add amounts per resident (per-year Census F-33 population of the corpus; pop_source census_f33). */
       "per_capita"?: boolean;
+      /** json (the envelope, default), csv (header then rows; metadata in X-Total-Count, X-Page, X-Limit; no provenance), arrow (an Arrow IPC stream, typed columns, provenance in the schema metadata) or parquet (a Parquet file, typed columns, provenance in the footer metadata). */
+      "format"?: "json" | "csv" | "arrow" | "parquet";
       /** Rows per page (default 1000, at most 1000; above is a 400, never clamped). */
       "limit"?: number;
       /** Zero-based page index: page N holds rows N*limit+1 to (N+1)*limit. */
@@ -242,6 +246,8 @@ export interface FinanceRoutes {
       "base_year"?: string | number;
       /** Add amounts per resident (per-year Census F-33 population of the corpus; pop_source census_f33). */
       "per_capita"?: boolean;
+      /** json (the envelope, default), csv (header then rows; metadata in X-Total-Count, X-Page, X-Limit; no provenance), arrow (an Arrow IPC stream, typed columns, provenance in the schema metadata) or parquet (a Parquet file, typed columns, provenance in the footer metadata). */
+      "format"?: "json" | "csv" | "arrow" | "parquet";
       /** Rows per page (default 1000, at most 1000; above is a 400, never clamped). */
       "limit"?: number;
       /** Zero-based page index: page N holds rows N*limit+1 to (N+1)*limit. */
@@ -297,6 +303,8 @@ export interface FinanceRoutes {
       "base_year"?: string | number;
       /** Add amounts per resident (per-year Census F-33 population of the corpus; pop_source census_f33). */
       "per_capita"?: boolean;
+      /** json (the envelope, default), csv (header then rows; metadata in X-Total-Count, X-Page, X-Limit; no provenance), arrow (an Arrow IPC stream, typed columns, provenance in the schema metadata) or parquet (a Parquet file, typed columns, provenance in the footer metadata). */
+      "format"?: "json" | "csv" | "arrow" | "parquet";
       /** Rows per page (default 1000, at most 1000; above is a 400, never clamped). */
       "limit"?: number;
       /** Zero-based page index: page N holds rows N*limit+1 to (N+1)*limit. */
@@ -456,9 +464,11 @@ export interface FinanceRoutes {
       "basis"?: "harmonized" | "raw";
       /** Fill the requested category x year grid from the corpus code set; every row gets value_source (reported, census_zero, not_reported). Default false (meta.complete echoes it only when sent). */
       "complete"?: boolean;
-      /** json (the envelope, default) or csv (header then rows; metadata in X-Total-Count, X-Page, X-Limit; no provenance). */
-      "format"?: "json" | "csv";
-      /** Rows per page. JSON: default and cap 1000. CSV: default and cap 50,000 (1000 when subtype or recipe is set). Above the cap is a 400, never clamped. */
+      /** Add who each row is, for pulls across states: state (USPS code), type (state, county, city or township) and population (the row's year's Census F-33 population; null when the corpus has none), after gov_name. Default false. */
+      "identity"?: boolean;
+      /** json (the envelope, default), csv (header then rows; metadata in X-Total-Count, X-Page, X-Limit; no provenance), arrow (an Arrow IPC stream, typed columns, provenance in the schema metadata) or parquet (a Parquet file, typed columns, provenance in the footer metadata). */
+      "format"?: "json" | "csv" | "arrow" | "parquet";
+      /** Rows per page. JSON: default and cap 1000. CSV, Arrow and Parquet: default and cap 50,000 (1000 when subtype or recipe is set). Above the cap is a 400, never clamped. */
       "limit"?: number;
       /** Zero-based page index: page N holds rows N*limit+1 to (N+1)*limit. */
       "page"?: number;
@@ -478,6 +488,12 @@ export interface FinanceRoutes {
       "canonical_govid": string;
       /** Government name (registry spelling). */
       "gov_name": string;
+      /** Two-letter USPS code of the government's state. Present when identity=true. */
+      "state"?: string | null;
+      /** state, county, city or township. Present when identity=true. */
+      "type"?: string;
+      /** Census F-33 population of the row's year, as the corpus carries it (the per-capita denominator); null when it has none. Present when identity=true. */
+      "population"?: number | null;
       /** Category (function); for a recipe, the recipe's label; 'All Categories' when summed. */
       "category": string;
       /** Economic character of the row (recipe for recipe rows). */
@@ -523,9 +539,11 @@ export interface FinanceRoutes {
       "basis"?: "harmonized" | "raw";
       /** Fill the requested category x year grid from the corpus code set; every row gets value_source (reported, census_zero, not_reported). Default false (meta.complete echoes it only when sent). */
       "complete"?: boolean;
-      /** json (the envelope, default) or csv (header then rows; metadata in X-Total-Count, X-Page, X-Limit; no provenance). */
-      "format"?: "json" | "csv";
-      /** Rows per page. JSON: default and cap 1000. CSV: default and cap 50,000 (1000 when subtype or recipe is set). Above the cap is a 400, never clamped. */
+      /** Add who each row is, for pulls across states: state (USPS code), type (state, county, city or township) and population (the row's year's Census F-33 population; null when the corpus has none), after gov_name. Default false. */
+      "identity"?: boolean;
+      /** json (the envelope, default), csv (header then rows; metadata in X-Total-Count, X-Page, X-Limit; no provenance), arrow (an Arrow IPC stream, typed columns, provenance in the schema metadata) or parquet (a Parquet file, typed columns, provenance in the footer metadata). */
+      "format"?: "json" | "csv" | "arrow" | "parquet";
+      /** Rows per page. JSON: default and cap 1000. CSV, Arrow and Parquet: default and cap 50,000 (1000 when subtype or recipe is set). Above the cap is a 400, never clamped. */
       "limit"?: number;
       /** Zero-based page index: page N holds rows N*limit+1 to (N+1)*limit. */
       "page"?: number;
@@ -545,6 +563,12 @@ export interface FinanceRoutes {
       "canonical_govid": string;
       /** Government name (registry spelling). */
       "gov_name": string;
+      /** Two-letter USPS code of the government's state. Present when identity=true. */
+      "state"?: string | null;
+      /** state, county, city or township. Present when identity=true. */
+      "type"?: string;
+      /** Census F-33 population of the row's year, as the corpus carries it (the per-capita denominator); null when it has none. Present when identity=true. */
+      "population"?: number | null;
       /** Category (function); for a recipe, the recipe's label; 'All Categories' when summed. */
       "category": string;
       /** Economic character of the row (recipe for recipe rows). */
@@ -672,6 +696,34 @@ export interface FinanceRoutes {
       "components": unknown[];
       /** Recipes this one makes redundant as a suggestion (a whole leg covers its residual parts). */
       "supersedes": unknown[];
+    };
+  };
+  /** Bulk files */
+  "/api/v1/bulk": {
+    params: {
+
+    };
+    row: {
+      /** Fiscal year: every published year has its files. */
+      "year": number;
+      /** spending or revenue: the harmonized flat table, every government of every type. */
+      "table": string;
+      /** parquet (typed columns, a row group per 50,000-row page) or csv.gz (the CSV of format=csv, one header line, gzip-compressed). */
+      "format": string;
+      /** ready; building (being built or checked, url null); failed (its build failed; see the server log); unavailable (BULK_BUILD=false and no prebuilt set has it). */
+      "status": string;
+      /** Path of the file, named for its sha256 (served with Cache-Control immutable and byte ranges); null until ready. */
+      "url": string | null;
+      /** <table>-<year>-<first 16 hex digits of sha256>.<format>; null until ready. */
+      "file_name": string | null;
+      /** application/vnd.apache.parquet or application/gzip (a .csv.gz is a gzip file, not a Content-Encoding). */
+      "media_type": string;
+      /** Rows in the file: those of /spending or /revenue?type=<each type>&years=<year>&format=csv walked page by page. */
+      "rows": number | null;
+      /** Size of the file. */
+      "bytes": number | null;
+      /** SHA-256 of the file, in hex; also its ETag. */
+      "sha256": string | null;
     };
   };
   /** Example calls */

@@ -3,9 +3,8 @@
 
 import { apiError, type ApiError } from '../server/errors.js';
 import { shortDigest } from '../server/freshness.js';
-import { pageFileName, pageLinks } from '../server/paging.js';
 import { defineRoute, envelopeReply, type Reply, type RouteRequest, type RouteSpec } from '../server/route-spec.js';
-import { defaulted, formatParam, intParam, withExample } from '../server/params.js';
+import { boolParam, defaulted, formatParam, intParam, withExample } from '../server/params.js';
 import { GOV_TYPES } from './catalog.js';
 import type { FinanceCtx } from './context.js';
 import { cohortOf } from './cohort.js';
@@ -18,7 +17,8 @@ import {
 } from './money-params.js';
 import { moneyFields } from './money-routes.js';
 import { govidListParam, pageParam, stateParam, typeParam, yearsParam, type GovidList } from './params.js';
-import { countMoney, runMoney, runMoneyCsv } from './run-money.js';
+import { countMoney, runMoney, runMoneyPage } from './run-money.js';
+import { isPageFormat, pageHeaders, pageMetadata, queryProvenance } from './page-formats.js';
 import { STATE_BY_FIPS } from '../geo/states.js';
 
 type Route = RouteSpec<FinanceCtx>;
@@ -36,17 +36,23 @@ export const latestYearParam = yearsParam({
   default: (ctx) => [ctx.catalog.maxYear],
 });
 
-// The flat routes answer a page as the JSON envelope, or a bulk pull as CSV rows written by the worker.
-const FLAT_FORMATS = ['json', 'csv'] as const;
+// The flat routes answer a page as the JSON envelope, or a bulk pull as CSV, Arrow or Parquet written by a worker.
+const FLAT_FORMATS = ['json', 'csv', 'arrow', 'parquet'] as const;
 const flatFormatParam = formatParam(FLAT_FORMATS);
 
 const flatLimitParam = intParam({
-  description: `Rows per page. JSON: default and cap ${JSON_CAP}. CSV: default and cap ${CSV_CAP.toLocaleString('en-US')} (${CSV_CAP_NARROW} when subtype or recipe is set). Above the cap is a 400, never clamped.`,
+  description: `Rows per page. JSON: default and cap ${JSON_CAP}. CSV, Arrow and Parquet: default and cap ${CSV_CAP.toLocaleString('en-US')} (${CSV_CAP_NARROW} when subtype or recipe is set). Above the cap is a 400, never clamped.`,
   min: 1, max: CSV_CAP, capped: true,
 });
 
+const identityParam = boolParam({
+  description: "Add who each row is, for pulls across states: state (USPS code), type (state, county, city or township) and population (the row's year's Census F-33 population; null when the corpus has none), after gov_name. Default false.",
+});
+
 /** What the flat routes add to the money parameters: the selection, the format, and a limit whose default is the cap. */
-type FlatParams = Omit<MoneyParams, 'limit'> & { govid?: GovidList; state?: string; type?: GovType; format?: 'json' | 'csv'; limit?: number };
+type FlatParams = Omit<MoneyParams, 'limit'> & {
+  govid?: GovidList; state?: string; type?: GovType; format?: (typeof FLAT_FORMATS)[number]; limit?: number; identity?: boolean;
+};
 type CapParams = Pick<FlatParams, 'format' | 'subtype' | 'recipe'>;
 
 /** The cap depends on the format and on subtype/recipe, so it is a rule over the parsed values. */
@@ -54,12 +60,12 @@ export const limitForFormat = (p: CapParams & { limit?: number }): ApiError | un
   const cap = capOf(p);
   const limit = p.limit;
   if (limit !== undefined && limit > cap) {
-    const why = p.format === 'csv' ? (cap === CSV_CAP_NARROW ? 'format=csv with subtype or recipe' : 'format=csv') : 'JSON';
+    const why = isPageFormat(p.format) ? (cap === CSV_CAP_NARROW ? `format=${p.format} with subtype or recipe` : `format=${p.format}`) : 'JSON';
     return apiError('E_LIMIT_CAP', `limit must be at most ${cap} for ${why}; got ${limit}. It is never clamped: walk pages with page=0,1,2,...`);
   }
   return undefined;
 };
-const capOf = (p: CapParams): number => (p.format === 'csv' ? (p.subtype !== undefined || p.recipe !== undefined ? CSV_CAP_NARROW : CSV_CAP) : JSON_CAP);
+const capOf = (p: CapParams): number => (isPageFormat(p.format) ? (p.subtype !== undefined || p.recipe !== undefined ? CSV_CAP_NARROW : CSV_CAP) : JSON_CAP);
 
 /**
  * The spec selects "by govid ... or state plus type": one or the other. Both at once left an id the
@@ -93,16 +99,6 @@ function rememberCount(counts: Map<string, number>, key: string, total: number):
   counts.set(key, total);
 }
 
-/** A bulk page's headers: the paging counts, Link to the pages around it, and the file name naming the query and the page. */
-function pageHeaders(route: MoneyRoute, url: string, total: number, params: { page: number; limit: number }, ext: string): Record<string, string> {
-  const link = pageLinks(url, params.page, params.limit, total);
-  return {
-    'X-Total-Count': String(total), 'X-Page': String(params.page), 'X-Limit': String(params.limit),
-    ...(link !== undefined ? { Link: link } : {}),
-    'Content-Disposition': pageFileName(route.verb, url, params.page, ext, shortDigest),
-  };
-}
-
 function flatHandler(route: MoneyRoute) {
   return async (req: RouteRequest<FinanceCtx, FlatParams>): Promise<Reply> => {
     const { ctx } = req;
@@ -116,25 +112,21 @@ function flatHandler(route: MoneyRoute) {
     const gids = list ? list.gids.filter(match) : cohortOf(ctx, fips, typeNo);
     const plan = planOf(ctx, route, { gids, years: params.years, params });
 
-    if (params.format === 'csv') {
-      // CSV carries no provenance, so once a query's total is known its pages need only walk to their end.
+    const format = params.format;
+    if (isPageFormat(format)) {
+      // A bulk page's provenance is the query's (page-formats.ts), so once a query's total is known its pages need only walk to their end.
       const key = countKey(route, params);
       const known = ctx.counts.get(key);
       // HEAD sends the headers only: the total, counted (or remembered), never a page written.
       if (req.head) {
         const total = known ?? (await countMoney(ctx, plan, req.signal));
         if (known === undefined) rememberCount(ctx.counts, key, total);
-        return { kind: 'stream', format: 'csv', headers: pageHeaders(route, req.url, total, params, 'csv'), next: () => null };
+        return { kind: 'stream', format, headers: pageHeaders(route, req.url, total, params, format), next: () => null };
       }
-      const page = await runMoneyCsv(ctx, plan, route, params, known, req.signal);
+      const metadata = format === 'csv' ? [] : pageMetadata(queryProvenance(ctx, route, req.url, params));
+      const page = await runMoneyPage(ctx, plan, route, params, { format, metadata }, known, req.signal);
       if (known === undefined) rememberCount(ctx.counts, key, page.total);
-      return {
-        kind: 'stream',
-        format: 'csv',
-        headers: pageHeaders(route, req.url, page.total, params, 'csv'),
-        next: page.next,
-        done: page.release,
-      };
+      return { kind: 'stream', format, headers: pageHeaders(route, req.url, page.total, params, format), next: page.next, done: page.release };
     }
     const res = await runMoney(ctx, plan, req.signal);
     const found = list ? list.found.filter((id) => match(ctx.catalog.govId.get(id)!)) : [];
@@ -166,7 +158,7 @@ const flatRevenue: MoneyRoute = { verb: 'revenue', flows: ['revenue'], subtypeFi
 const selection = { govid: withExample(govidListParam, undefined), state: stateParam, type: typeParam };
 const common = {
   years: latestYearParam, adjust: adjustParam('nominal'), base_year: defaulted(baseYearParam), per_capita: perCapitaParam(false),
-  basis: defaulted(basisParam), complete: completeParam, format: flatFormatParam, limit: flatLimitParam, page: pageParam,
+  basis: defaulted(basisParam), complete: completeParam, identity: identityParam, format: flatFormatParam, limit: flatLimitParam, page: pageParam,
 };
 // recipe and category exclude each other: the docs fill in category, so recipe carries no example.
 const recipeOf = (flow: 'expenditure' | 'revenue', path: string) => withExample(recipeParam([flow], path), undefined);
@@ -174,7 +166,7 @@ const recipeOf = (flow: 'expenditure' | 'revenue', path: string) => withExample(
 export const flatRoutes: Route[] = [
   route({
     id: 'spending', cacheable: true, path: `${V1}/spending`, tags: ['fleet'], produces: 'envelope', formats: FLAT_FORMATS,
-    summary: 'Spending of many governments', description: 'A flat slice over many governments, selected by govid list or by state and type; JSON pages or CSV (format=csv, up to 50,000 rows a request).',
+    summary: 'Spending of many governments', description: 'A flat slice over many governments, selected by govid list or by state and type; JSON pages, or CSV, Arrow or Parquet (format=csv|arrow|parquet, or by Accept; up to 50,000 rows a request).',
     query: {
       ...selection, ...common,
       category: categoryParam({ flows: ['expenditure'], route: '/spending' }),
@@ -184,7 +176,7 @@ export const flatRoutes: Route[] = [
     },
     rejects: { revenue_concept: REJECT.revenue_concept, year: REJECT.year },
     rules: [needsSelection, govidOrCohort, limitForFormat, RULES.recipeVsCategory, RULES.recipeVsSubtype, RULES.recipeVsComplete, RULES.completeVsAll, RULES.completeNeedsRepresentation, RULES.subtypeInExpenditureConcept],
-    rowFields: moneyFields('spend_subtype'),
+    rowFields: moneyFields('spend_subtype', [], true, { identity: true }),
     examples: (ctx) => [
       { description: 'Two governments side by side, police', path: `${V1}/spending?govid=${exampleGov(ctx, 1)},${exampleGov(ctx, 2)}&category=Police&years=${ctx.catalog.years.join(',')}` },
       { description: "A state's cities, police spending, as CSV", path: `${V1}/spending?state=CA&type=city&category=Police&format=csv` },
@@ -193,7 +185,7 @@ export const flatRoutes: Route[] = [
   }),
   route({
     id: 'revenue', cacheable: true, path: `${V1}/revenue`, tags: ['fleet'], produces: 'envelope', formats: FLAT_FORMATS,
-    summary: 'Revenue of many governments', description: 'A flat slice over many governments, selected by govid list or by state and type; JSON pages or CSV (format=csv).',
+    summary: 'Revenue of many governments', description: 'A flat slice over many governments, selected by govid list or by state and type; JSON pages, or CSV, Arrow or Parquet (format=csv|arrow|parquet, or by Accept; up to 50,000 rows a request).',
     query: {
       ...selection, ...common,
       category: categoryParam({ flows: ['revenue'], route: '/revenue' }),
@@ -203,8 +195,11 @@ export const flatRoutes: Route[] = [
     },
     rejects: { expenditure_concept: REJECT.expenditure_concept, year: REJECT.year },
     rules: [needsSelection, govidOrCohort, limitForFormat, RULES.recipeVsCategory, RULES.recipeVsSubtype, RULES.recipeVsComplete, RULES.completeVsAll, RULES.completeNeedsRepresentation, RULES.subtypeInRevenueConcept],
-    rowFields: moneyFields('revenue_subtype'),
-    examples: () => [{ description: "Texas counties' property tax", path: `${V1}/revenue?state=TX&type=county&category=Property%20Tax` }],
+    rowFields: moneyFields('revenue_subtype', [], true, { identity: true }),
+    examples: () => [
+      { description: "Texas counties' property tax", path: `${V1}/revenue?state=TX&type=county&category=Property%20Tax` },
+      { description: "Every city's revenue of the latest year as Parquet, with state, type and population on each row", path: `${V1}/revenue?type=city&identity=true&format=parquet` },
+    ],
     handle: flatHandler(flatRevenue),
   }),
 ];

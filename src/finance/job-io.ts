@@ -37,19 +37,25 @@ export interface PeersResult {
   population: Int32Array;
 }
 
-export interface MoneyCsvArgs {
+/** The formats a page job writes (the flat routes' bulk formats). */
+export type PageFormat = 'csv' | 'arrow' | 'parquet';
+
+export interface MoneyPageArgs {
   plan: MoneyPlan;
   route: MoneyRoute;
   /** What the page's columns show (money-table.ts tableOptions). */
   table: MoneyTableOptions;
   /** The page slot leased for this page. */
   lease: PageLease;
+  format: PageFormat;
+  /** Key-value metadata of an Arrow or Parquet page (its provenance); ignored for CSV. */
+  metadata: [string, string][];
 }
-export interface MoneyCsvResult {
+export interface MoneyPageResult {
   /** The plan's row count (only up to the page's end when plan.stopAtPage). */
   total: number;
-  /** The page's bytes: the first `length` of the leased slot when inSlot, else csv. */
+  /** The page's bytes: the first `length` of the leased slot when inSlot, else bytes. */
   inSlot: boolean;
   length: number;
-  csv: Uint8Array | null;
+  bytes: Uint8Array | null;
 }

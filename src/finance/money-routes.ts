@@ -2,7 +2,7 @@
 // the keys it refuses with a reason, and the spec's cross-parameter rules.
 
 import { defineRoute, type RouteSpec, type FieldDoc } from '../server/route-spec.js';
-import { defaulted, withExample } from '../server/params.js';
+import { defaulted, formatParam, withExample } from '../server/params.js';
 import type { Flow } from './catalog.js';
 import type { FinanceCtx } from './context.js';
 import { governmentMoney } from './money.js';
@@ -19,17 +19,20 @@ const route = defineRoute<FinanceCtx>();
 const V1 = '/api/v1';
 
 /** Row fields of a money route; a condition that is the route's default is dropped from `when`. */
-export const moneyFields = (subtypeField: string, extra: FieldDoc[] = [], complete = true, defaults: { real?: boolean; perCapita?: boolean } = {}): FieldDoc[] =>
-  fieldsBase(subtypeField, extra, complete).map((f) => {
+export const moneyFields = (
+  subtypeField: string, extra: FieldDoc[] = [], complete = true, defaults: { real?: boolean; perCapita?: boolean; identity?: boolean } = {},
+): FieldDoc[] =>
+  fieldsBase(subtypeField, extra, complete, defaults.identity === true).map((f) => {
     if (!f.when) return f;
     const left = f.when.split('&').filter((c) => !(c === 'adjust=real' && defaults.real) && !(c === 'per_capita=true' && defaults.perCapita));
     return { ...f, when: left.length ? left.join('&') : undefined };
   });
 
-const fieldsBase = (subtypeField: string, extra: FieldDoc[], complete: boolean): FieldDoc[] => [
+const fieldsBase = (subtypeField: string, extra: FieldDoc[], complete: boolean, identity: boolean): FieldDoc[] => [
   { name: 'year', type: 'integer', description: 'Fiscal year.' },
   { name: 'canonical_govid', type: 'string', description: '12-digit canonical government id.' },
   { name: 'gov_name', type: 'string', description: 'Government name (registry spelling).' },
+  ...(identity ? IDENTITY_FIELDS : []),
   { name: 'category', type: 'string', description: "Category (function); for a recipe, the recipe's label; 'All Categories' when summed." },
   { name: subtypeField, type: 'string', description: 'Economic character of the row (recipe for recipe rows).' },
   ...extra,
@@ -44,6 +47,13 @@ const fieldsBase = (subtypeField: string, extra: FieldDoc[], complete: boolean):
   ...(complete ? [{ name: 'value_source', type: 'string', description: 'reported, census_zero (dense year, absent: $0), not_reported (sparse year or no report: amount null).', when: 'complete=true' }] : []),
 ];
 
+/** The flat routes' identity columns (identity=true). */
+const IDENTITY_FIELDS: FieldDoc[] = [
+  { name: 'state', type: 'string|null', description: 'Two-letter USPS code of the government\'s state.', when: 'identity=true' },
+  { name: 'type', type: 'string', description: 'state, county, city or township.', when: 'identity=true' },
+  { name: 'population', type: 'integer|null', description: "Census F-33 population of the row's year, as the corpus carries it (the per-capita denominator); null when it has none.", when: 'identity=true' },
+];
+
 const GOV = '{govid}';
 
 const spending: MoneyRoute = { verb: 'spending', flows: ['expenditure'], subtypeField: 'spend_subtype', withFlow: false };
@@ -51,9 +61,12 @@ const revenue: MoneyRoute = { verb: 'revenue', flows: ['revenue'], subtypeField:
 const balances: MoneyRoute = { verb: 'balances', flows: ['balance'], subtypeField: 'balance_subtype', withFlow: false };
 const profile: MoneyRoute = { verb: 'profile', flows: ['expenditure', 'revenue'], subtypeField: 'subtype', withFlow: true };
 
+// One government's rows as the envelope, or the same page as CSV, Arrow or Parquet (page-formats.ts).
+const MONEY_FORMATS = ['json', 'csv', 'arrow', 'parquet'] as const;
+
 const common = (dAdjust: 'nominal' | 'real', dPerCapita: boolean) => ({
   years: perGovYearsParam, adjust: adjustParam(dAdjust), base_year: defaulted(baseYearParam), per_capita: perCapitaParam(dPerCapita),
-  limit: moneyLimitParam, page: pageParam,
+  format: formatParam(MONEY_FORMATS), limit: moneyLimitParam, page: pageParam,
 });
 const basis = defaulted(basisParam);
 // recipe and category exclude each other: the docs fill in category, so recipe carries no example.
@@ -61,7 +74,7 @@ const recipeOf = (flows: Flow[], path: string) => withExample(recipeParam(flows,
 
 export const moneyRoutes: Route[] = [
   route({
-    id: 'government_spending', cacheable: true, path: `${V1}/governments/${GOV}/spending`, tags: ['money'], produces: 'envelope',
+    id: 'government_spending', cacheable: true, path: `${V1}/governments/${GOV}/spending`, tags: ['money'], produces: 'envelope', formats: MONEY_FORMATS,
     summary: "One government's spending", description: 'Single-flow spending time series. The only route where expenditure_concept=total (Direct + intergovernmental payments) is available.',
     pathParams: { govid: govidPath },
     query: {
@@ -81,7 +94,7 @@ export const moneyRoutes: Route[] = [
     handle: governmentMoney(spending),
   }),
   route({
-    id: 'government_revenue', cacheable: true, path: `${V1}/governments/${GOV}/revenue`, tags: ['money'], produces: 'envelope',
+    id: 'government_revenue', cacheable: true, path: `${V1}/governments/${GOV}/revenue`, tags: ['money'], produces: 'envelope', formats: MONEY_FORMATS,
     summary: "One government's revenue", description: 'Single-flow revenue series; revenue_concept general (default) or total.',
     pathParams: { govid: govidPath },
     query: {
@@ -101,7 +114,7 @@ export const moneyRoutes: Route[] = [
     handle: governmentMoney(revenue),
   }),
   route({
-    id: 'government_balances', cacheable: true, path: `${V1}/governments/${GOV}/balances`, tags: ['money'], produces: 'envelope',
+    id: 'government_balances', cacheable: true, path: `${V1}/governments/${GOV}/balances`, tags: ['money'], produces: 'envelope', formats: MONEY_FORMATS,
     summary: "One government's cash and security holdings", description: 'Gross holdings at a point in time (stocks, not flows; not GAAP fund balance).',
     pathParams: { govid: govidPath },
     query: {
@@ -117,7 +130,7 @@ export const moneyRoutes: Route[] = [
     handle: governmentMoney(balances),
   }),
   route({
-    id: 'government_profile', cacheable: true, path: `${V1}/governments/${GOV}/profile`, tags: ['money'], produces: 'envelope',
+    id: 'government_profile', cacheable: true, path: `${V1}/governments/${GOV}/profile`, tags: ['money'], produces: 'envelope', formats: MONEY_FORMATS,
     summary: "One government's spending and revenue in one table", description: 'Spending and revenue history with subtype and flow; real dollars per resident by default.',
     pathParams: { govid: govidPath },
     query: {

@@ -1,7 +1,7 @@
 // A page of money rows as named columns (moneyTable), the one source of both
 // its JSON rows and its CSV records. Written on the thread serving the
 // request for JSON answers and in a worker for CSV pages
-// (workers/finance/money-csv.ts), from a TableCtx either way.
+// (workers/finance/money-page.ts), from a TableCtx either way.
 //
 // Each column is declared once, by its kind, with one function per rule:
 // plain (numbers, booleans and words that never need quoting), text (any
@@ -12,7 +12,7 @@
 // changed here without reading them.
 
 import type { Cell } from '../bytes/byte-writer.js';
-import type { ColumnTable, MemoCell } from '../bytes/column-table.js';
+import type { ArrowType, ColumnTable, MemoCell } from '../bytes/column-table.js';
 import { csvField, plainCsv } from '../bytes/csv-writer.js';
 import { plainJson } from '../bytes/json-rows.js';
 import type { Flow } from './catalog.js';
@@ -38,6 +38,8 @@ export interface MoneyTableOptions {
   perCapita: boolean;
   baseYear: number | null;
   complete: boolean;
+  /** identity=true: each row's state, government type and population of the year beside its name. */
+  identity: boolean;
 }
 
 /** The validated parameters moneyTable's options come from (a route declares a subset: the others are absent). */
@@ -47,6 +49,7 @@ export interface TableParams {
   per_capita?: boolean;
   base_year?: number;
   complete?: boolean;
+  identity?: boolean;
 }
 
 /** A money query's validated parameters as moneyTable reads them. */
@@ -56,6 +59,7 @@ export const tableOptions = (p: TableParams): MoneyTableOptions => ({
   perCapita: p.per_capita === true,
   baseYear: p.base_year ?? null,
   complete: p.complete === true,
+  identity: p.identity === true,
 });
 
 /** A column beside the money ones (a rollup's fips_state, a comparison's role): text escaped per row. */
@@ -64,9 +68,10 @@ export interface ExtraColumn {
   get: (i: number) => unknown;
 }
 
+/** arrow: the column's type in Arrow and Parquet answers (utf8 when absent). */
 type Column =
-  | { kind: 'plain' | 'text'; name: string; value: (i: number) => unknown }
-  | { kind: 'keyed'; name: string; key: (i: number) => number; keys: number; text: (k: number) => string | null; memo: MemoPair; value?: (i: number) => unknown };
+  | { kind: 'plain' | 'text'; name: string; value: (i: number) => unknown; arrow?: ArrowType }
+  | { kind: 'keyed'; name: string; key: (i: number) => number; keys: number; text: (k: number) => string | null; memo: MemoPair; value?: (i: number) => unknown; arrow: ArrowType };
 
 const FLOW_NAME: Record<number, string> = { 0: 'recipe', 1: 'expenditure', 2: 'revenue', 3: 'balance' };
 const VALUE_SOURCE = ['reported', 'reported', 'census_zero', 'not_reported'];
@@ -100,7 +105,7 @@ export function moneyTable(ctx: TableCtx, route: MoneyRoute, o: MoneyTableOption
     return a === null || cpi === undefined ? null : a * (baseCpi / cpi);
   };
   const filled = (i: number): boolean => r.valueSource[i] === VS_CENSUS_ZERO || r.valueSource[i] === VS_NOT_REPORTED;
-  const plain = (name: string, value: (i: number) => unknown): Column => ({ kind: 'plain', name, value });
+  const plain = (name: string, value: (i: number) => unknown, arrow: ArrowType): Column => ({ kind: 'plain', name, value, arrow });
 
   // Every name a cell can hold is keyed over the catalog and escaped once for the server's life (ctx.textMemo).
   // Each key function reads its column inline: one shared closure calling many key functions is a megamorphic call per cell.
@@ -113,24 +118,35 @@ export function moneyTable(ctx: TableCtx, route: MoneyRoute, o: MoneyTableOption
   const subtypeKey = (i: number): number => (r.cat[i] === RECIPE_CATEGORY_ID ? e.subtypes.length : r.sub[i]!);
   const subtypeText = (k: number): string => (k === e.subtypes.length ? 'recipe' : e.subtypes[k]!);
 
+  const govs = catalog.governments;
   const cols: Column[] = [
-    plain('year', (i) => r.year[i]),
-    { kind: 'keyed', name: 'canonical_govid', key: govKey, keys: catalog.governments.length, text: (g) => catalog.governments[g]!.canonical_govid, memo: tm.govId },
-    { kind: 'keyed', name: 'gov_name', key: govKey, keys: catalog.governments.length, text: (g) => catalog.governments[g]!.gov_name, memo: tm.govName },
-    ...extra.map((x): Column => ({ kind: 'text', name: x.name, value: x.get })),
-    { kind: 'keyed', name: 'category', key: categoryKey, keys: nCat + 1 + catalog.recipes.length, text: categoryText, memo: tm.category },
-    { kind: 'keyed', name: route.subtypeField, key: subtypeKey, keys: e.subtypes.length + 1, text: subtypeText, memo: tm.subtype },
+    plain('year', (i) => r.year[i], 'int32'),
+    { kind: 'keyed', name: 'canonical_govid', key: govKey, keys: govs.length, text: (g) => govs[g]!.canonical_govid, memo: tm.govId, arrow: 'dict' },
+    { kind: 'keyed', name: 'gov_name', key: govKey, keys: govs.length, text: (g) => govs[g]!.gov_name, memo: tm.govName, arrow: 'dict' },
   ];
-  if (route.withFlow) cols.push({ kind: 'keyed', name: 'flow', key: (i) => r.flow[i]!, keys: 4, text: (f) => FLOW_NAME[f]!, memo: tm.flow });
-  cols.push(plain('amt_nominal', amt));
-  if (o.real) cols.push(plain('amt_real', (i) => inBaseYear(amt(i), i)));
+  // Who a row is, for a national pull: two WASHINGTON COUNTYs differ by state. Words that never need quoting.
+  if (o.identity) {
+    cols.push(
+      plain('state', (i) => govs[r.gov[i]!]!.state, 'dict'),
+      plain('type', (i) => govs[r.gov[i]!]!.type_label, 'dict'),
+      plain('population', (i) => (r.pop[i]! > 0 ? r.pop[i] : null), 'int32'),
+    );
+  }
+  cols.push(
+    ...extra.map((x): Column => ({ kind: 'text', name: x.name, value: x.get })),
+    { kind: 'keyed', name: 'category', key: categoryKey, keys: nCat + 1 + catalog.recipes.length, text: categoryText, memo: tm.category, arrow: 'dict' },
+    { kind: 'keyed', name: route.subtypeField, key: subtypeKey, keys: e.subtypes.length + 1, text: subtypeText, memo: tm.subtype, arrow: 'dict' },
+  );
+  if (route.withFlow) cols.push({ kind: 'keyed', name: 'flow', key: (i) => r.flow[i]!, keys: 4, text: (f) => FLOW_NAME[f]!, memo: tm.flow, arrow: 'dict' });
+  cols.push(plain('amt_nominal', amt, 'float64'));
+  if (o.real) cols.push(plain('amt_real', (i) => inBaseYear(amt(i), i), 'float64'));
   if (o.perCapita) {
-    cols.push(plain('amt_per_capita_nominal', perCap));
-    if (o.real) cols.push(plain('amt_per_capita_real', (i) => inBaseYear(perCap(i), i)));
-    cols.push(plain('pop_source', (i) => (r.pop[i]! > 0 ? 'census_f33' : 'unavailable')));
+    cols.push(plain('amt_per_capita_nominal', perCap, 'float64'));
+    if (o.real) cols.push(plain('amt_per_capita_real', (i) => inBaseYear(perCap(i), i), 'float64'));
+    cols.push(plain('pop_source', (i) => (r.pop[i]! > 0 ? 'census_f33' : 'unavailable'), 'dict'));
   }
   cols.push(codesColumn(ctx, res, filled), aggregateColumn(ctx, res, filled), notesColumn(ctx, res, o));
-  if (o.complete) cols.push(plain('value_source', (i) => VALUE_SOURCE[r.valueSource[i] === VS_NONE ? 1 : r.valueSource[i]!]));
+  if (o.complete) cols.push(plain('value_source', (i) => VALUE_SOURCE[r.valueSource[i] === VS_NONE ? 1 : r.valueSource[i]!], 'dict'));
   return tableOf(cols, r.n);
 }
 
@@ -167,7 +183,7 @@ function codesColumn(ctx: TableCtx, res: MoneyResult, filled: (i: number) => boo
     return k;
   };
   const text = (k: number): string => (k < nCodes ? codes[k]! : codeSetText[k - nCodes]!);
-  return { kind: 'keyed', name: 'codes_included', key, keys: nCodes + CODE_SETS, text, memo: ctx.textMemo.codes, value };
+  return { kind: 'keyed', name: 'codes_included', key, keys: nCodes + CODE_SETS, text, memo: ctx.textMemo.codes, value, arrow: 'dict' };
 }
 
 /** aggregate_fallback: whether the row includes aggregate-published codes; null on a filled row. */
@@ -175,7 +191,7 @@ function aggregateColumn(ctx: TableCtx, res: MoneyResult, filled: (i: number) =>
   const r = res.rows;
   const value = (i: number): boolean | null => (filled(i) ? null : (r.flags[i]! & ROW_AGGREGATE) !== 0);
   const key = (i: number): number => { const a = value(i); return a === null ? 0 : a ? 2 : 1; };
-  return { kind: 'keyed', name: 'aggregate_fallback', key, keys: 3, text: (k) => FLAG_TEXT[k]!, memo: ctx.textMemo.flag, value };
+  return { kind: 'keyed', name: 'aggregate_fallback', key, keys: 3, text: (k) => FLAG_TEXT[k]!, memo: ctx.textMemo.flag, value, arrow: 'bool' };
 }
 
 /** notes: each note the row's bits name, joined by '; '; the empty note (most rows) is memoized. */
@@ -194,14 +210,15 @@ function notesColumn(ctx: TableCtx, res: MoneyResult, o: MoneyTableOptions): Col
     }
     return notes.join('; ');
   };
-  return { kind: 'keyed', name: 'notes', key: (i) => (bits(i) === 0 ? 0 : -1), keys: 1, text: () => '', memo: ctx.textMemo.note, value };
+  return { kind: 'keyed', name: 'notes', key: (i) => (bits(i) === 0 ? 0 : -1), keys: 1, text: () => '', memo: ctx.textMemo.note, value, arrow: 'dict' };
 }
 
 /** The columns as the byte writers read them: a keyed column is a memo cell per format, sharing its key and text. */
 function tableOf(cols: Column[], n: number): ColumnTable {
-  const t: ColumnTable = { names: [], get: [], csv: [], json: [], n };
+  const t: ColumnTable = { names: [], get: [], csv: [], json: [], arrow: [], n };
   for (const c of cols) {
     t.names.push(c.name);
+    t.arrow!.push(c.arrow ?? 'utf8');
     if (c.kind === 'keyed') {
       const { key, keys, text, value } = c;
       t.get.push(value ?? ((i) => text(key(i))));

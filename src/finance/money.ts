@@ -9,29 +9,15 @@ import { jsonRowsSize, writeJsonRows } from '../bytes/json-rows.js';
 import type { ColumnTable } from '../bytes/column-table.js';
 import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
 import type { FinanceCtx } from './context.js';
-import { EXPENDITURE_CONCEPTS, FLOW_ID, REVENUE_CONCEPTS, SUBTYPES, type ExpenditureConcept, type RevenueConcept } from './engine-catalog.js';
-import type { CategoryChoice, RecipeChoice } from './money-choices.js';
+import { EXPENDITURE_CONCEPTS, FLOW_ID, REVENUE_CONCEPTS, SUBTYPES } from './engine-catalog.js';
+import type { MoneyParams } from './money-choices.js';
 import { moneyProvenance, truncatedFamilies } from './money-provenance.js';
 import { moneySql } from './money-sql.js';
 import { moneyJob } from './run-money.js';
 import { planDefaults, type MoneyPlan, type MoneyResult } from './plan.js';
+import { isPageFormat, tablePage } from './page-formats.js';
 
-/** The validated parameters the money routes share (a route declares a subset: the others are absent). */
-export type MoneyParams = {
-  years: number[];
-  adjust: 'nominal' | 'real';
-  base_year: number;
-  per_capita: boolean;
-  basis: 'raw' | 'harmonized';
-  limit: number;
-  page: number;
-  category?: CategoryChoice;
-  subtype?: string;
-  recipe?: RecipeChoice;
-  expenditure_concept?: ExpenditureConcept;
-  revenue_concept?: RevenueConcept;
-  complete?: boolean;
-};
+export type { MoneyParams } from './money-choices.js';
 
 /** The routes that take no basis (/rollups, /peer-comparison) use the corpus's default one. */
 export const corpusBasis = (ctx: FinanceCtx): 'harmonized' | 'raw' => (ctx.catalog.rules.harmonized ? 'harmonized' : 'raw');
@@ -82,7 +68,10 @@ export function governmentMoney(route: MoneyRoute) {
     // The signal as a thunk: a job run on a front thread never makes it (see Pool.runSmall).
     const res = await moneyJob(ctx, plan, () => req.signal, true);
     const gov = ctx.catalog.governments[gid]!;
-    return envelopeReply(answer(ctx, route, req, res, plan, { govids: [gov.canonical_govid], govNames: [gov.gov_name], perGovernment: true }));
+    const env = answer(ctx, route, req, res, plan, { govids: [gov.canonical_govid], govNames: [gov.gov_name], perGovernment: true });
+    // A page in CSV, Arrow or Parquet: the same rows, written here (at most 1,000), the envelope's provenance in its metadata.
+    if (isPageFormat(params.format)) return tablePage(ctx, route, req.url, params, res, params.format, env.provenance!);
+    return envelopeReply(env);
   };
 }
 

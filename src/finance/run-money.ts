@@ -6,6 +6,7 @@
 import { chunksOf } from '../bytes/csv-writer.js';
 import { apiError } from '../server/errors.js';
 import type { FinanceCtx } from './context.js';
+import type { PageFormat } from './job-io.js';
 import { tableOptions, type MoneyRoute, type TableParams } from './money-table.js';
 import { countable, fastPath, rowsOf, type MoneyPlan, type MoneyResult, type MoneyRows, type MoneySummary } from './plan.js';
 
@@ -18,7 +19,7 @@ export async function moneyJob(ctx: FinanceCtx, plan: MoneyPlan, signal?: AbortS
   return { ...r, rows: rowsOf(r.rows) };
 }
 
-export interface CsvPage {
+export interface BulkPage {
   total: number;
   /** Pulls the page's bytes in chunks. */
   next: () => Uint8Array | null;
@@ -27,7 +28,7 @@ export interface CsvPage {
 }
 
 /**
- * A flat query's CSV page, written by a worker into a page slot (workers/finance/money-csv.ts) that the
+ * A flat query's page (CSV, Arrow or Parquet), written by a worker into a page slot (workers/finance/money-page.ts) that the
  * thread serving the request only streams from. A slot is held for the stream's whole life, so the slots
  * are the cap on concurrent CSV streams and the only memory they hold: with every slot held, the pull is a
  * 503 with Retry-After at once, before any job runs (issue 23: slow readers had pushed RSS past 2 GB when
@@ -35,25 +36,28 @@ export interface CsvPage {
  * can stop at its page's end, a count runs beside the page job (countRows); otherwise the page job walks
  * the whole query and counts it.
  */
-export async function runMoneyCsv(
-  ctx: FinanceCtx, plan: MoneyPlan, route: MoneyRoute, params: TableParams, known: number | undefined, signal: AbortSignal,
-): Promise<CsvPage> {
+export async function runMoneyPage(
+  ctx: FinanceCtx, plan: MoneyPlan, route: MoneyRoute, params: TableParams, page: { format: PageFormat; metadata: [string, string][] },
+  known: number | undefined, signal: AbortSignal,
+): Promise<BulkPage> {
   const lease = ctx.pages.acquire();
   if (lease === null) {
-    throw apiError('E_BUSY', `Every CSV stream of this server (${ctx.pages.total}) is in use; retry after the Retry-After seconds, or pull with fewer connections at once.`);
+    throw apiError('E_BUSY', `Every bulk stream of this server (CSV, Arrow or Parquet; ${ctx.pages.total}) is in use; retry after the Retry-After seconds, or pull with fewer connections at once.`);
   }
   const release = (): void => ctx.pages.release(lease);
   const early = fastPath(plan);
   // Either job failing cancels the other: neither's work is of use alone.
   const sibling = new AbortController();
   const both = AbortSignal.any([signal, sibling.signal]);
-  const page = ctx.pool.run('moneyCsv', { plan: { ...plan, stopAtPage: early }, route, table: tableOptions(params), lease: { slot: lease.slot, token: lease.token } }, both);
+  const job = ctx.pool.run('moneyPage', {
+    plan: { ...plan, stopAtPage: early }, route, table: tableOptions(params), lease: { slot: lease.slot, token: lease.token }, ...page,
+  }, both);
   const count = known === undefined && early ? countMoney(ctx, plan, both) : undefined;
   try {
-    const [p, c] = await Promise.all([page, count]);
+    const [p, c] = await Promise.all([job, count]);
     const total = known ?? c ?? p.total;
     // A page larger than its slot comes back as bytes; its stream still holds the slot, so streams stay capped.
-    return { total, next: chunksOf(p.inSlot ? ctx.pages.view(lease.slot, p.length) : p.csv!), release };
+    return { total, next: chunksOf(p.inSlot ? ctx.pages.view(lease.slot, p.length) : p.bytes!), release };
   } catch (err) {
     sibling.abort();
     // The page job may still be writing the slot: the arena frees it once the writer is done or its thread gone.

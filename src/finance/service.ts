@@ -120,6 +120,8 @@ export function financeService(ctx: FinanceCtx, config: Config): Service<Finance
   return { name: 'finance', routes: ctx.routes, ctx, assets: new Map([...docsAssets('civicstream finance'), ...exploreAssets('finance')]), accessLog: config.accessLog, cache: config.responseCacheMb > 0 ? new ResponseCache(config.responseCacheMb * 1024 * 1024) : undefined,
     etagSeed: `${VERSION}|${ctx.catalog.manifest.digest}|${ctx.mirrorUrl}`,
     timeoutMs: config.requestTimeoutMs,
+    // A bulk page served from the cache holds a page slot (unwritten) for its life, as a computed page does.
+    admitStream: () => { const lease = ctx.pages.acquire(); return lease === null ? null : () => ctx.pages.release(lease); },
   };
 }
 

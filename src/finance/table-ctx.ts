@@ -2,7 +2,7 @@
 // memos of escaped cells. The FinanceCtx of a thread serving requests is
 // one; each worker builds its own from TableNames, which crosses once, at
 // start, in workerData, so that a CSV page can be written where its rows are
-// computed (workers/finance/money-csv.ts).
+// computed (workers/finance/money-page.ts).
 
 import { ByteMemo } from '../bytes/byte-writer.js';
 import { csvField } from '../bytes/csv-writer.js';
@@ -41,7 +41,8 @@ export interface TableCtx {
   catalog: {
     codes: readonly string[];
     recipes: readonly { recipe_id: string; label: string }[];
-    governments: readonly { canonical_govid: string; gov_name: string }[];
+    /** state and type_label: the flat routes' identity columns (identity=true). */
+    governments: readonly { canonical_govid: string; gov_name: string; state: string | null; type_label: string }[];
     cpi: { index: ReadonlyMap<number, number> };
   };
   textMemo: TextMemo;
@@ -53,6 +54,8 @@ export interface TableNames {
   recipes: { recipe_id: string; label: string }[];
   govIds: string[];
   govNames: string[];
+  govStates: (string | null)[];
+  govTypes: string[];
   cpi: [number, number][];
 }
 
@@ -62,6 +65,8 @@ export function tableNames(catalog: Catalog): TableNames {
     recipes: catalog.recipes.map((r) => ({ recipe_id: r.recipe_id, label: r.label })),
     govIds: catalog.governments.map((g) => g.canonical_govid),
     govNames: catalog.governments.map((g) => g.gov_name),
+    govStates: catalog.governments.map((g) => g.state),
+    govTypes: catalog.governments.map((g) => g.type_label),
     cpi: [...catalog.cpi.index],
   };
 }
@@ -72,7 +77,9 @@ export function tableCtxOf(engine: EngineCatalog, names: TableNames): TableCtx {
     catalog: {
       codes: names.codes,
       recipes: names.recipes,
-      governments: names.govIds.map((canonical_govid, gid) => ({ canonical_govid, gov_name: names.govNames[gid]! })),
+      governments: names.govIds.map((canonical_govid, gid) => ({
+        canonical_govid, gov_name: names.govNames[gid]!, state: names.govStates[gid]!, type_label: names.govTypes[gid]!,
+      })),
       cpi: { index: new Map(names.cpi) },
     },
     textMemo: newTextMemo(engine, names.govIds.length, names.codes.length, names.recipes.length),

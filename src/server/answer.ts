@@ -21,6 +21,11 @@ export type Answer =
       next(): Uint8Array | null | Promise<Uint8Array | null>;
       /** Called once the stream no longer needs next(): it ended, the client left, or it was never started. */
       done?(): void;
+      /**
+       * The body's length when known beforehand (a file): sent as Content-Length instead of chunked, the
+       * chunks adding up to exactly this many bytes (a stream that ends short or runs over is cut).
+       */
+      length?: number;
     }
   /** Nothing to write: the client left (or the time budget answered) before the answer was rendered. */
   | { kind: 'none' };
@@ -37,7 +42,7 @@ export const COMMON_HEADERS: readonly (readonly [string, string])[] = [
   ['X-Content-Type-Options', 'nosniff'],
   ['Access-Control-Allow-Origin', '*'],
   // Without this a browser script on another origin sees none of the paging or validator headers.
-  ['Access-Control-Expose-Headers', 'ETag, X-Total-Count, X-Page, X-Limit, X-Request-Id, X-Cache, Link, Content-Disposition'],
+  ['Access-Control-Expose-Headers', 'ETag, X-Total-Count, X-Page, X-Limit, X-Request-Id, X-Cache, Link, Content-Disposition, Content-Range'],
   // Every answer may come in a content coding (compress.ts), so a cache must key it by what was accepted.
   ['Vary', 'Accept-Encoding'],
 ];

@@ -14,6 +14,11 @@ export interface Incoming {
   ifNoneMatch: string;
   /** The Accept-Encoding header, '' when absent. */
   acceptEncoding: string;
+  /** The Accept header, '' when absent: picks a route's format when the query names none (formats.ts). */
+  accept: string;
+  /** The Range and If-Range headers, '' when absent: read by routes that serve files (byte ranges). */
+  range: string;
+  ifRange: string;
   /** Bytes of all request headers (names, values and separators). */
   headerBytes: number;
 }

@@ -28,9 +28,72 @@ export const FORMATS = {
     description: 'RFC 4180 CSV: a header line, then one line per row; the paging in X-Total-Count, X-Page and X-Limit; no provenance.',
     paramText: 'csv (header then rows; metadata in X-Total-Count, X-Page, X-Limit; no provenance)',
   },
+  arrow: {
+    mediaType: 'application/vnd.apache.arrow.stream',
+    openapiType: 'application/vnd.apache.arrow.stream',
+    description: 'An Arrow IPC stream: the same rows as CSV in typed columns (integers int32, amounts float64, nulls as nulls, repeated words dictionary-encoded), record batches of 8,192 rows; the paging in the same headers; the provenance in the schema\'s key-value metadata.',
+    paramText: 'arrow (an Arrow IPC stream, typed columns, provenance in the schema metadata)',
+  },
+  parquet: {
+    mediaType: 'application/vnd.apache.parquet',
+    openapiType: 'application/vnd.apache.parquet',
+    description: "A Parquet file: the same rows and types as Arrow in one row group (Snappy, dictionary pages); the paging in the same headers; the provenance in the footer's key-value metadata.",
+    paramText: 'parquet (a Parquet file, typed columns, provenance in the footer metadata)',
+  },
 } as const satisfies Record<string, FormatInfo>;
 
 export type Format = keyof typeof FORMATS;
 
 /** What an envelope route answers in when it declares nothing else. */
 export const JSON_ONLY: readonly Format[] = ['json'];
+
+/** Formats written as a bulk page (a worker's page slot, X-Total-Count, Link, Content-Disposition): all but the envelope. */
+export const BULK_FORMATS: readonly Format[] = ['csv', 'arrow', 'parquet'];
+
+interface Ranged { type: string; sub: string; q: number; order: number }
+
+/** Accept's media ranges with their q-values (RFC 9110 12.5.1); an element that does not parse is ignored. */
+function mediaRanges(accept: string): Ranged[] {
+  const out: Ranged[] = [];
+  accept.split(',').forEach((part, order) => {
+    const [range, ...params] = part.split(';').map((s) => s.trim().toLowerCase());
+    const m = /^([a-z0-9!#$&^_.+*-]+)\/([a-z0-9!#$&^_.+*-]+)$/.exec(range ?? '');
+    if (m === null || (m[1] === '*' && m[2] !== '*')) return;
+    let q = 1;
+    for (const p of params) {
+      const qm = /^q=([01](?:\.\d{0,3})?)$/.exec(p);
+      if (qm !== null) q = Math.min(1, Number(qm[1]));
+    }
+    out.push({ type: m[1]!, sub: m[2]!, q, order });
+  });
+  return out;
+}
+
+/** How specifically a range names a media type: -1 when it does not match it. */
+function matchLevel(r: Ranged, mediaType: string): number {
+  const [type, sub] = mediaType.split('/') as [string, string];
+  if (r.type === type && r.sub === sub) return 2;
+  if (r.type === type && r.sub === '*') return 1;
+  return r.type === '*' ? 0 : -1;
+}
+
+/**
+ * The format an Accept header picks among a route's formats, when its query names none: the highest q
+ * (the most specific range deciding a format's q), ties to the route's order, so a wildcard keeps the
+ * default. undefined: no preference (absent, empty, or nothing that parses); null: every format refused.
+ */
+export function formatFromAccept(accept: string, formats: readonly Format[]): Format | null | undefined {
+  if (accept.trim() === '') return undefined;
+  const ranges = mediaRanges(accept);
+  if (ranges.length === 0) return undefined;
+  let best: Format | null = null, bestQ = 0;
+  for (const f of formats) {
+    let level = -1, q = 0;
+    for (const r of ranges) {
+      const l = matchLevel(r, FORMATS[f].openapiType);
+      if (l > level) { level = l; q = r.q; }
+    }
+    if (q > bestQ) { best = f; bestQ = q; }
+  }
+  return best;
+}

@@ -30,6 +30,9 @@ function copyIncoming(req: UWS.HttpRequest): Incoming {
     host: req.getHeader('host'),
     ifNoneMatch: req.getHeader('if-none-match'),
     acceptEncoding: req.getHeader('accept-encoding'),
+    accept: req.getHeader('accept'),
+    range: req.getHeader('range'),
+    ifRange: req.getHeader('if-range'),
     headerBytes,
   };
 }

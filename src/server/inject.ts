@@ -46,6 +46,9 @@ export async function inject<Ctx>(service: Service<Ctx>, url: string, o: InjectO
     host: headers.host ?? 'localhost',
     ifNoneMatch: headers['if-none-match'] ?? '',
     acceptEncoding: headers['accept-encoding'] ?? '',
+    accept: headers.accept ?? '',
+    range: headers.range ?? '',
+    ifRange: headers['if-range'] ?? '',
     headerBytes: Object.entries(headers).reduce((n, [k, v]) => n + k.length + v.length + 4, 0),
   };
   const ex = new Exchange(`inject-${(++injected).toString(36)}`);
@@ -56,6 +59,8 @@ export async function inject<Ctx>(service: Service<Ctx>, url: string, o: InjectO
   out['x-request-id'] = ex.requestId;
   out['content-type'] = answer.contentType;
   for (const [k, v] of Object.entries(answer.headers ?? {})) out[k.toLowerCase()] = v;
+  // A stream of known length (a file) goes over HTTP with Content-Length, HEAD included (uws-outgoing.ts).
+  if (answer.kind === 'stream' && answer.length !== undefined) out['content-length'] = String(answer.length);
   const body = method === 'head' ? Buffer.alloc(0) : await bodyOf(answer);
   if (answer.kind === 'stream' && method === 'head') answer.done?.();
   return { status: answer.status, headers: out, body, text: () => body.toString('utf8'), json: <T>() => JSON.parse(body.toString('utf8')) as T };
@@ -71,5 +76,8 @@ async function bodyOf(answer: Exclude<Answer, { kind: 'none' }>): Promise<Buffer
   } finally {
     answer.done?.();
   }
-  return Buffer.concat(chunks);
+  const body = Buffer.concat(chunks);
+  // Over HTTP a body that is not its Content-Length is cut off: here it is an error, not a short answer.
+  if (answer.length !== undefined && body.byteLength !== answer.length) throw new Error(`inject: a stream of length ${answer.length} gave ${body.byteLength} bytes`);
+  return body;
 }

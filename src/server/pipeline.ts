@@ -20,9 +20,10 @@ import { fail } from './envelope.js';
 import type { Exchange, Incoming } from './exchange.js';
 import { compileCanonical, type Canonicalizer } from './canonical.js';
 import { encodeAnswer } from './compress.js';
+import { keepWhileStreaming, keptStream } from './kept-streams.js';
 import { codedValidators, negotiate, OFFERED, type Encoding } from './encoding.js';
 import { assetValidators, etagMatches, validatorsOf } from './freshness.js';
-import { JSON_ONLY } from './formats.js';
+import { FORMATS, JSON_ONLY, formatFromAccept } from './formats.js';
 import { isDraining } from './lifecycle.js';
 import { parseQueryString } from './query.js';
 import { JSON_TYPE, render, renderEnvelope, type RenderContext } from './render.js';
@@ -142,9 +143,15 @@ function freshness<Ctx>(service: Service<Ctx>, spec: RouteSpec<Ctx>, url: string
   return spec.cacheable && service.etagSeed !== undefined ? codedValidators(validatorsOf(service.etagSeed, url), enc) : undefined;
 }
 
-/** The encode and store stages: the answer in its coding, and a whole 200 envelope of a cacheable route kept as sent. */
-function encodeAndStore(answer: Answer, enc: Encoding, rc: RenderContext): Answer {
+/**
+ * The encode and store stages: the answer in its coding, and a whole 200 envelope of a cacheable route kept as
+ * sent; a compressed 200 stream of one (a bulk page) kept once it has gone out whole (kept-streams.ts).
+ */
+function encodeAndStore(answer: Answer, enc: Encoding, rc: RenderContext, get: boolean): Answer {
   const coded = encodeAnswer(answer, enc);
+  if (coded.kind === 'stream' && get && coded.status === 200 && rc.cacheKey !== null && coded.headers?.['Content-Encoding'] !== undefined) {
+    return keepWhileStreaming(coded, rc.cache!, rc.cacheKey);
+  }
   if (coded.kind !== 'bytes' || !coded.keep || rc.cacheKey === null) return coded;
   // A copy: a byte body may be a view of a larger buffer, whose size the cache would not count.
   const body = Buffer.from(coded.body);
@@ -155,13 +162,30 @@ function encodeAndStore(answer: Answer, enc: Encoding, rc: RenderContext): Answe
 /** The validate stage: typed parameters, and the request's canonical URL (canonical.ts). */
 function validate<Ctx>(service: Service<Ctx>, match: Match<Compiled<Ctx>>, req: Incoming): { params: unknown; url: string } {
   const query = parseQueryString(req.query);
+  acceptedFormat(match.route.spec, query, req.accept);
   const params = match.route.validate(query, match.values, service.ctx);
   return { params, url: match.route.canonical(match.values, query) };
 }
 
+/**
+ * A route of several formats whose query names none answers in the one its Accept header prefers, as if
+ * the query had named it: format then keys the canonical URL, the ETag and the cache like any value. An
+ * Accept that refuses every format of the route (no wildcard) is a 406; one that does not parse is no
+ * preference. A route of one format answers in it whatever Accept says, as before.
+ */
+function acceptedFormat<Ctx>(spec: RouteSpec<Ctx>, query: Map<string, string>, accept: string): void {
+  const formats = spec.formats ?? JSON_ONLY;
+  if (formats.length < 2 || query.has('format') || accept === '') return;
+  const f = formatFromAccept(accept, formats);
+  if (f === null) {
+    throw apiError('E_NOT_ACCEPTABLE', `Accept refuses every media type ${spec.path} answers in: ${formats.map((x) => FORMATS[x].openapiType).join(', ')}. Allow one of them (or */*), or name one with format=.`);
+  }
+  if (f !== undefined && f !== formats[0]) query.set('format', f);
+}
+
 /** The handle stage: the route's handler, with its typed parameters. */
 function handle<Ctx>(service: Service<Ctx>, spec: RouteSpec<Ctx>, params: unknown, req: Incoming, url: string, ex: Exchange): Reply | Promise<Reply> {
-  return spec.handle({ params, ctx: service.ctx, host: req.host, url, head: req.method === 'head', get signal() { return ex.signal(); } });
+  return spec.handle({ params, ctx: service.ctx, host: req.host, url, head: req.method === 'head', range: req.range, ifRange: req.ifRange, get signal() { return ex.signal(); } });
 }
 
 /** The routed part of the line: route, validate, freshness, cache, handle, render, encode, store. */
@@ -177,12 +201,14 @@ function routed<Ctx>(line: Line<Ctx>, req: Incoming, ex: Exchange, enc: Encoding
   // Each coding's bytes are an entry of their own: a repeat costs no compression.
   const cacheKey = spec.cacheable && service.cache ? (enc === 'identity' ? url : `${enc} ${url}`) : null;
   const hit = cacheKey === null ? undefined : service.cache!.get(cacheKey);
+  if (hit?.stream) return keptStream(hit, service as Service<unknown>);
   if (hit !== undefined) return { kind: 'bytes', status: 200, contentType: JSON_TYPE, body: hit.body, headers: { ...hit.headers, 'X-Cache': 'hit' } };
   const rc: RenderContext = { validators, cacheKey, cache: service.cache, gone: false, formats: spec.formats ?? JSON_ONLY };
   const reply = handle(service, spec, params, req, url, ex);
-  if (!(reply instanceof Promise)) return encodeAndStore(render(reply, rc), enc, rc);
+  const get = req.method === 'get';
+  if (!(reply instanceof Promise)) return encodeAndStore(render(reply, rc), enc, rc, get);
   // render() serializes, and rows write themselves then: a throw there is answered too (500).
-  return withinBudget(service.timeoutMs, reply, ex, rc, req.path).then((a) => encodeAndStore(a, enc, rc));
+  return withinBudget(service.timeoutMs, reply, ex, rc, req.path).then((a) => encodeAndStore(a, enc, rc, get));
 }
 
 /** Awaits the handler within the time budget: past it a 504, and the job is cancelled. */

@@ -55,5 +55,7 @@ export function render(reply: Reply, rc: RenderContext): Answer {
         throw new Error(`the route answered in ${reply.format}, which it does not declare in formats`);
       }
       return { kind: 'stream', status, contentType: FORMATS[reply.format].mediaType, headers, next: reply.next, done: reply.done };
+    case 'file':
+      return { kind: 'stream', status, contentType: reply.contentType, headers, next: reply.next, done: reply.done, length: reply.length };
   }
 }

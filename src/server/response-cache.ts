@@ -8,6 +8,9 @@
 export interface Kept {
   body: Buffer;
   headers: Record<string, string> | undefined;
+  /** A kept stream (kept-streams.ts): its media type, and that a hit is streamed, not written whole. Absent: a JSON envelope. */
+  contentType?: string;
+  stream?: boolean;
 }
 
 export class ResponseCache {
@@ -25,6 +28,11 @@ export class ResponseCache {
     this.map.delete(key);
     this.map.set(key, v);
     return v;
+  }
+
+  /** The largest body kept: an eighth of the cache, so one answer never evicts most of the others. */
+  get maxEntryBytes(): number {
+    return this.maxBytes / 8 - 512;
   }
 
   set(key: string, body: Kept): void {

@@ -72,6 +72,9 @@ export interface RouteRequest<Ctx, Q = any> {
   url: string;
   /** A HEAD request: the answer's headers are sent, never its body, so a handler may skip work only the body needs. */
   head: boolean;
+  /** The Range and If-Range headers as sent ('' when absent), for routes that serve files in byte ranges. */
+  range: string;
+  ifRange: string;
   signal: AbortSignal;
 }
 
@@ -83,7 +86,15 @@ export type Reply =
    * done, when given, is called once the stream no longer needs next(): it
    * ended, the client left, or it was never started.
    */
-  | { kind: 'stream'; format: Format; next: () => Uint8Array | null; done?: () => void; status?: number; headers?: Record<string, string> };
+  | { kind: 'stream'; format: Format; next: () => Uint8Array | null; done?: () => void; status?: number; headers?: Record<string, string> }
+  /**
+   * A file (or a byte range of one) of its own media type, not rows in a format of the route: pulled in
+   * chunks like a stream, its known length sent as Content-Length (the stream Answer's length).
+   */
+  | {
+    kind: 'file'; contentType: string; length: number; next: () => Uint8Array | null | Promise<Uint8Array | null>; done?: () => void;
+    status?: number; headers?: Record<string, string>;
+  };
 
 /** What every route declares beside its parameters and the functions that read them. */
 interface RouteBase<Ctx> {
@@ -95,8 +106,8 @@ interface RouteBase<Ctx> {
   tags: string[];
   /** Keys this route refuses with a specific explanation (instead of the generic unknown-key message). */
   rejects?: Record<string, string>;
-  /** What the body is: the JSON envelope, or documentation text/HTML. */
-  produces: 'envelope' | 'text/plain' | 'text/markdown' | 'text/html' | 'application/json';
+  /** What the body is: the JSON envelope, documentation text/HTML, or files (octet-stream: each of its own media type). */
+  produces: 'envelope' | 'text/plain' | 'text/markdown' | 'text/html' | 'application/json' | 'application/octet-stream';
   /**
    * The formats an envelope route answers in (formats.ts), its default first;
    * ['json'] when absent. A route with more takes a `format` parameter made

@@ -29,4 +29,9 @@ export interface Service<Ctx> {
   etagSeed?: string;
   /** Time budget of a request until its answer starts; past it a 504 envelope, and the job is cancelled. */
   timeoutMs?: number;
+  /**
+   * One of the service's places for a bulk stream, for a stream served from the response cache
+   * (kept-streams.ts): its release, or null when every place is held. Absent: no cap.
+   */
+  admitStream?: () => (() => void) | null;
 }

@@ -12,9 +12,9 @@ import { isDraining, requestSettled, requestStarted, streamClosed, streamOpened 
 import type { Service } from './service.js';
 
 const STATUS_TEXT: Record<number, string> = {
-  200: '200 OK', 204: '204 No Content', 304: '304 Not Modified', 400: '400 Bad Request', 404: '404 Not Found',
-  405: '405 Method Not Allowed', 406: '406 Not Acceptable', 414: '414 URI Too Long', 431: '431 Request Header Fields Too Large', 500: '500 Internal Server Error', 503: '503 Service Unavailable',
-  504: '504 Gateway Timeout',
+  200: '200 OK', 204: '204 No Content', 206: '206 Partial Content', 304: '304 Not Modified', 307: '307 Temporary Redirect', 400: '400 Bad Request', 404: '404 Not Found',
+  405: '405 Method Not Allowed', 406: '406 Not Acceptable', 414: '414 URI Too Long', 416: '416 Range Not Satisfiable', 431: '431 Request Header Fields Too Large',
+  500: '500 Internal Server Error', 503: '503 Service Unavailable', 504: '504 Gateway Timeout',
 };
 
 type StreamAnswer = Extract<Answer, { kind: 'stream' }>;
@@ -81,7 +81,8 @@ export class Outgoing<Ctx> {
   // Chunks go out as the client takes them: when write() reports backpressure
   // we stop pulling and resume in onWritable, so a slow reader holds one chunk
   // in flight beyond what the answer keeps. An abort just stops the pump and
-  // calls the stream's done hook.
+  // calls the stream's done hook. A stream of known length (a file) goes out
+  // with Content-Length through tryEnd, as uWS's VideoStreamer example does.
   private stream(answer: StreamAnswer): void {
     const res = this.res;
     const pump = new Pump(this, answer);
@@ -91,13 +92,16 @@ export class Outgoing<Ctx> {
       this.writeHead(answer.status, answer.contentType, answer.headers);
       if (this.head) {
         this.finishStream();
+        // As write() does for HEAD: the length as a header, never endWithoutBody(length) (see there).
+        if (answer.length !== undefined) res.writeHeader('Content-Length', String(answer.length));
         res.endWithoutBody();
         this.log(answer.status, 0);
         return;
       }
-      res.onWritable(() => {
-        res.cork(() => pump.run());
-        return true;
+      res.onWritable((offset) => {
+        let ok = true;
+        res.cork(() => { ok = pump.writable(offset); });
+        return ok;
       });
       pump.run();
     });
@@ -138,8 +142,23 @@ class Pump<Ctx> {
   private bytes = 0;
   private ended = false;
   private waiting = false;
+  /** Of a known-length stream: the chunk tryEnd could not take whole, and the response's write offset before it. */
+  private pending: Uint8Array | null = null;
+  private pendingAt = 0;
 
   constructor(private readonly out: Outgoing<Ctx>, private readonly answer: StreamAnswer) {}
+
+  /** onWritable: a known-length stream first retries what tryEnd left of its chunk; false while the client still cannot take it. */
+  writable(offset: number): boolean {
+    if (this.pending !== null && !this.ended && !this.out.gone) {
+      const rest = this.pending.subarray(offset - this.pendingAt);
+      this.pending = null;
+      // Not whole: the end (then all went) or backpressure again (then onWritable comes again).
+      if (!this.tryEnd(rest, offset)) return this.ended;
+    }
+    this.run();
+    return true;
+  }
 
   run(): void {
     const out = this.out;
@@ -166,6 +185,17 @@ class Pump<Ctx> {
   /** Writes a chunk, or ends the answer at null; false when the pump stops (the end, or backpressure). */
   private put(chunk: Uint8Array | null): boolean {
     const out = this.out, res = out.response;
+    const length = this.answer.length;
+    // A known length reached ends at tryEnd; what ends here with null is a chunked stream, or one of length 0.
+    if (length !== undefined && !(chunk === null && this.bytes === length)) {
+      // The chunks must add up to the length sent: short or over, the body would be wrong, so the connection is cut.
+      if (chunk === null || this.bytes + chunk.byteLength > length) {
+        this.fail(new Error(`a stream of length ${length} gave ${chunk === null ? 'only' : 'more than'} ${this.bytes} bytes`));
+        return false;
+      }
+      this.bytes += chunk.byteLength;
+      return this.tryEnd(chunk, res.getWriteOffset());
+    }
     if (chunk === null) {
       this.ended = true;
       out.finishStream();
@@ -175,6 +205,27 @@ class Pump<Ctx> {
     }
     this.bytes += chunk.byteLength;
     return res.write(chunk);
+  }
+
+  /**
+   * Sends a chunk of a known-length stream with tryEnd, which takes what the socket takes now and keeps
+   * nothing more: the rest is kept here (one chunk) until onWritable says how far the client got.
+   * True when the whole chunk went and the body is not complete yet.
+   */
+  private tryEnd(chunk: Uint8Array, at: number): boolean {
+    const out = this.out;
+    const [ok, done] = out.response.tryEnd(chunk, this.answer.length!);
+    if (done) {
+      this.ended = true;
+      out.finishStream();
+      out.log(this.answer.status, this.bytes);
+      return false;
+    }
+    if (!ok) {
+      this.pending = chunk;
+      this.pendingAt = at;
+    }
+    return ok;
   }
 
   /** Headers are gone: the only honest signal left is to cut the connection. */

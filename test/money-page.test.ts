@@ -1,7 +1,8 @@
-// A flat query's CSV page as a worker writes it (workers/finance/money-csv.ts,
-// from the names that cross in workerData) against the same page written on
-// the main thread from its own catalog: the same bytes, whether the page goes
-// into its page slot, outgrows it, or its lease was given up first.
+// A flat query's page (CSV, Arrow or Parquet) as a worker writes it
+// (workers/finance/money-page.ts, from the names that cross in workerData)
+// against the same page written on the main thread from its own catalog: the
+// same bytes, whether the page goes into its page slot, outgrows it, or its
+// lease was given up first.
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -9,10 +10,12 @@ import { planOf } from '../dist/src/finance/money.js';
 import { moneyTable, tableOptions, type MoneyRoute } from '../dist/src/finance/money-table.js';
 import { tableCtxOf, tableNames } from '../dist/src/finance/table-ctx.js';
 import { csvBytes } from '../dist/src/bytes/csv-writer.js';
+import { arrowBytes } from '../dist/src/bytes/arrow-writer.js';
+import { parquetBytes } from '../dist/src/bytes/parquet-writer.js';
 import { PageArena } from '../dist/src/bytes/page-arena.js';
 import { attachFinance } from '../dist/workers/finance/corpus.js';
 import { money } from '../dist/workers/finance/money.js';
-import { moneyCsv } from '../dist/workers/finance/money-csv.js';
+import { moneyPage } from '../dist/workers/finance/money-page.js';
 import { useFixtureCtx } from './helpers/fixture-ctx.js';
 
 const fixture = useFixtureCtx();
@@ -22,7 +25,7 @@ const routes: MoneyRoute[] = [
   { verb: 'revenue', flows: ['revenue'], subtypeField: 'revenue_subtype', withFlow: false },
 ];
 
-describe('CSV pages written in a worker', () => {
+describe('pages written in a worker', () => {
   it('are the bytes the main thread writes of the same page, in a slot, out of one, or with the lease given up', () => {
     const ctx = fixture();
     const { catalog, engine } = ctx;
@@ -46,7 +49,10 @@ describe('CSV pages written in a worker', () => {
       page: fc.integer({ min: 0, max: 2 }),
       limit: fc.constantFrom(1, 50, 1000, 50_000),
       where: fc.constantFrom('slot', 'tiny', 'given up'),
+      identity: fc.boolean(),
+      format: fc.constantFrom('csv', 'arrow', 'parquet'),
     });
+    const metadata: [string, string][] = [['civicstream.provenance', '{"verb":"x","call":"/api/v1/x?y=1"}']];
     let inSlot = 0, outOfSlot = 0;
     fc.assert(fc.property(query, (q) => {
       const gids = catalog.governments.map((_, gid) => gid).filter((gid) => catalog.governments[gid]!.fips_state === q.state && catalog.governments[gid]!.type === q.type);
@@ -57,12 +63,20 @@ describe('CSV pages written in a worker', () => {
         ...(q.recipe === undefined && q.category !== undefined ? { category: { ids: [q.category], all: false, names: [engine.categories[q.category]!] } } : {}),
       };
       const plan = planOf(ctx, q.route, { gids, years: q.years, params });
-      const expected = Buffer.from(csvBytes(moneyTable(ctx, q.route, tableOptions(params), money(view, engine, { ...plan, stopAtPage: true })), 64));
+      if (q.identity) params.identity = true;
+      const mainTable = moneyTable(ctx, q.route, tableOptions(params), money(view, engine, { ...plan, stopAtPage: true }));
+      const expected = Buffer.from(q.format === 'csv' ? csvBytes(mainTable, 64) : q.format === 'arrow' ? arrowBytes(mainTable, metadata) : parquetBytes(mainTable, metadata));
       const arena = q.where === 'tiny' ? tiny : big;
       const lease = arena.acquire()!;
       if (q.where === 'given up') arena.release(lease);
-      const r = moneyCsv(view, table, arena.slots, 1, { plan: { ...plan, stopAtPage: true }, route: q.route, table: tableOptions(params), lease: { slot: lease.slot, token: lease.token } });
-      const got = Buffer.from(r.inSlot ? arena.view(lease.slot, r.length) : r.csv!);
+      let r;
+      try {
+        r = moneyPage(view, table, arena.slots, 1, { plan: { ...plan, stopAtPage: true }, route: q.route, table: tableOptions(params), lease: { slot: lease.slot, token: lease.token }, format: q.format, metadata });
+      } catch (err) {
+        if (q.where !== 'given up') arena.release(lease);
+        throw err;
+      }
+      const got = Buffer.from(r.inSlot ? arena.view(lease.slot, r.length) : r.bytes!);
       expect(got.equals(expected), `${JSON.stringify(q)}`).toBe(true);
       // In the slot only when a lease was held and the page fit: a page far under the slot's size always fits.
       if (q.where === 'slot') expect(r.inSlot).toBe(true);
@@ -72,7 +86,7 @@ describe('CSV pages written in a worker', () => {
       if (r.inSlot) inSlot++; else outOfSlot++;
       if (q.where !== 'given up') arena.release(lease);
       expect(arena.available).toBe(1);
-    }), { numRuns: 120 });
+    }), { numRuns: 180 });
     expect(inSlot).toBeGreaterThan(10);
     expect(outOfSlot).toBeGreaterThan(10);
   });

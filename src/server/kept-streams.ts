@@ -1,0 +1,65 @@
+// Compressed bulk pages kept in the response cache (issue 19: repeat pulls
+// from the cache at the identity speed). A coded stream's bytes are kept as
+// they go out, once it ends whole, so the next pull of the same page in the
+// same coding costs neither the job nor the compressor. An identity page is
+// not kept: recomputing it is as fast as the wire (2.7 M rows/s), and its
+// 4-9 MB would crowd the cache; its compressed bytes are 7x fewer.
+//
+// A hit is streamed from the kept buffer with backpressure, and takes one of
+// the service's stream places (admitStream: the finance API's page slots)
+// for its life, like the pull that made it, so slow readers of cached pages
+// are capped as those of computed ones are (issue 23).
+
+import type { Answer } from './answer.js';
+import { apiError } from './errors.js';
+import type { Kept, ResponseCache } from './response-cache.js';
+import type { Service } from './service.js';
+
+type Stream = Extract<Answer, { kind: 'stream' }>;
+
+/** Chunks a kept body is streamed in: the CSV writer's size, so a slow reader holds no more than a computed page's. */
+const CHUNK = 64 * 1024;
+
+/** The stream, its chunks gathered as they are pulled and kept under key once it ends whole and fits the cache's largest entry. */
+export function keepWhileStreaming(answer: Stream, cache: ResponseCache, key: string): Stream {
+  const chunks: Uint8Array[] = [];
+  let size = 0, over = false;
+  const gather = (c: Uint8Array | null): Uint8Array | null => {
+    if (c === null) {
+      if (!over) cache.set(key, { body: Buffer.concat(chunks, size), headers: answer.headers, contentType: answer.contentType, stream: true });
+      chunks.length = 0;
+    } else if (!over) {
+      size += c.byteLength;
+      // A chunk may be a view of a page slot or a compressor's buffer reused later: copied.
+      if (size > cache.maxEntryBytes) { over = true; chunks.length = 0; } else chunks.push(Buffer.from(c));
+    }
+    return c;
+  };
+  return {
+    ...answer,
+    next: () => {
+      const c = answer.next();
+      return c instanceof Promise ? c.then(gather) : gather(c);
+    },
+  };
+}
+
+/** A kept stream as an answer: streamed from its buffer while it holds one of the service's stream places (a 503 when none is free). */
+export function keptStream(kept: Kept, service: Service<unknown>): Stream {
+  const release = service.admitStream?.();
+  if (release === null) {
+    throw apiError('E_BUSY', 'Every bulk stream of this server is in use; retry after the Retry-After seconds, or pull with fewer connections at once.');
+  }
+  let at = 0;
+  const body = kept.body;
+  return {
+    kind: 'stream', status: 200, contentType: kept.contentType!, headers: { ...kept.headers, 'X-Cache': 'hit' },
+    next: () => {
+      if (at >= body.length) return null;
+      const c = body.subarray(at, at + CHUNK);
+      at += c.length;
+      return c;
+    },
+    done: release,
+  };
+}
