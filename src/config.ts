@@ -30,6 +30,13 @@ export interface Config {
   sharePort: boolean;
   /** The worker-fault test hook (CIVICSTREAM_FAULTS=1); not a user setting, so not in CONFIG_VARS. */
   testFaults: boolean;
+  /** Build the bulk files in the background after start when no set is found (src/finance/bulk-start.ts). */
+  bulkBuild: boolean;
+  /**
+   * This thread finds, checks and builds the bulk files, and the other front threads follow it: the main
+   * thread, or front thread 0 (main.ts frontShare). Not a user setting, so not in CONFIG_VARS.
+   */
+  bulkOwner: boolean;
 }
 
 export interface ConfigVar {
@@ -55,6 +62,7 @@ export const CONFIG_VARS: ConfigVar[] = [
   { env: 'SHUTDOWN_GRACE_MS', default: '10000', description: 'On SIGTERM or SIGINT: stop listening, then wait this long at most for the requests in flight to be answered before exiting.' },
   { env: 'MAX_CONNECTIONS', default: 'three quarters of the free descriptors', description: 'Open connections (both services) past which the server stops accepting: its listening sockets close, so new clients are refused at once instead of waiting on a server spinning at the descriptor limit, and reopen below 90% of it. By default three quarters of the descriptors the process may still open at start (ulimit -n).' },
   { env: 'SHARE_PORT', default: 'false', description: 'true: start even when another civicstream already serves the port, and let the kernel spread connections over both (this uWS build listens with SO_REUSEPORT). By default such a start is refused, naming the port, so that a second instance never silently takes half the traffic.' },
+  { env: 'BULK_BUILD', default: 'true', description: 'Build the bulk files (/api/v1/bulk: each published year of spending and revenue as Parquet and gzip CSV) in the background after start, unless a set built from this manifest is found beside the mirror (civicstream bulk) or in the cache; false serves only a set found, and lists the rest as unavailable.' },
   { env: 'ACCESS_LOG', default: 'true', description: 'One JSON line per request on stdout (no query values).' },
 ];
 
@@ -102,5 +110,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxConnections: env.MAX_CONNECTIONS === undefined || env.MAX_CONNECTIONS === '' ? null : int(env, 'MAX_CONNECTIONS', 0, 16, 1_000_000),
     sharePort: bool(env, 'SHARE_PORT', false),
     testFaults: testFaults(env),
+    bulkBuild: bool(env, 'BULK_BUILD', true),
+    bulkOwner: true,
   };
 }

@@ -13,6 +13,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Config } from './config.js';
 import { financeCtx, financeService, type FinanceData } from './finance/service.js';
+import { startBulkFiles } from './finance/bulk-start.js';
 import { shareLogCounters } from './server/access-log.js';
 import { shareGateStats } from './server/conn-gate.js';
 import { Listener } from './server/listener.js';
@@ -70,6 +71,7 @@ async function run(): Promise<void> {
   });
   const own = (listener = new Listener(uws, app, config.host, port));
   await own.open();
+  startBulkFiles(ctx, config);
   parentPort!.on('message', (m: unknown) => {
     // The connection gate (main thread) closes and reopens every listening socket of the process.
     if (m === 'pause') own.close();

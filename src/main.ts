@@ -13,6 +13,7 @@ import { readConfig, type Config } from './config.js';
 import { LoadError } from './corpus/load-error.js';
 import { collectGarbage } from './corpus/shared.js';
 import { loadFinance, loadFinanceData, financeService, type FinanceData } from './finance/service.js';
+import { startBulkFiles } from './finance/bulk-start.js';
 import { loadArrests, arrestsService } from './arrests/service.js';
 import { shareLogCounters } from './server/access-log.js';
 import { ConnectionGate, defaultCap, descriptorLimit, openDescriptors, shareGateStats } from './server/conn-gate.js';
@@ -115,6 +116,7 @@ async function startHere(uws: typeof UWS, config: Config): Promise<FinanceServer
   const ctx = await loadFinance(config);
   const listener = new Listener(uws, buildApp(uws, financeService(ctx, config)), config.host, config.financePort);
   await listener.open();
+  startBulkFiles(ctx, config);
   return {
     port: listener.port,
     extra: { load_ms: Math.round(ctx.stats.ms), loader_threads: ctx.stats.loaders, rows: ctx.stats.rows, shared_bytes: ctx.stats.sharedBytes, front_threads: 1 },
@@ -212,6 +214,8 @@ function frontShare(config: Config, k: number): Config {
     responseCacheMb: config.responseCacheMb / n,
     // Every front thread needs a slot to stream any CSV at all.
     csvPageSlots: Math.max(1, share(config.csvPageSlots)),
+    // One thread finds or builds the bulk files; the others follow it (src/finance/bulk-start.ts).
+    bulkOwner: k === 0,
   };
 }
 

@@ -67,6 +67,15 @@ const ROWS: Record<string, Row> = {
   E_HEADERS_TOO_LARGE: finance('/api/v1/categories', { headers: { 'x-padding': 'x'.repeat(20_000) } }),
   E_BUSY: async (s) => (await poolState(s)).busy,
   E_TIMEOUT: async (s) => (await poolState(s)).timeout,
+  // A byte range past the end of a bulk file: the legacy server builds its set (a few seconds) and serves it.
+  E_RANGE_NOT_SATISFIABLE: async (s) => {
+    for (let t = 0; t < 240; t++) {
+      const file = (await get('/api/v1/bulk', undefined, s.legacy.url)).body.data.find((e: { url: string | null }) => e.url !== null);
+      if (file) return get(file.url, { headers: { Range: 'bytes=999999999-' } }, s.legacy.url);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error('no bulk file was built');
+  },
   E_INTERNAL: async (s) => {
     await poolState(s);
     return get('/__faults__/worker?kind=throw', undefined, s.faults.url);
@@ -78,7 +87,7 @@ describe('error codes: one request per code of the catalog', () => {
   beforeAll(async () => {
     [servers.faults, servers.legacy] = await Promise.all([
       startServer({ WORKERS: '1', FRONT_THREADS: '1', POOL_QUEUE: '0', REQUEST_TIMEOUT_MS: '1500', RESPONSE_CACHE_MB: '0', CIVICSTREAM_FAULTS: '1' }),
-      startServer({ WORKERS: '1', FRONT_THREADS: '1', FINANCE_DATA: path.join(ROOT, 'fixtures/finance/v4') }),
+      startServer({ WORKERS: '1', FRONT_THREADS: '1', FINANCE_DATA: path.join(ROOT, 'fixtures/finance/v4'), BULK_BUILD: 'true' }),
     ]);
   });
   afterAll(async () => {

@@ -5,17 +5,19 @@
 // API's byte for byte.
 
 import { spawn } from 'node:child_process';
-import { createWriteStream, existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONFIG_VARS, PROJECT_ROOT, readConfig } from '../config.js';
 import { LoadError } from '../corpus/load-error.js';
 import { GOV_TYPES } from '../finance/catalog.js';
-import { Progress } from '../progress.js';
 import { parseArgs, type Args, CliError } from './args.js';
-import { openFinance, runRoute, QUERY_ROUTES, replyText, type Offline } from './offline.js';
+import { openFinance, runRoute, QUERY_ROUTES, replyText } from './offline.js';
 import { writeParquetPages } from './export-parquet.js';
-import { linkTarget } from '../client/index.js';
+import { csvPages, writeCsvPages } from './pages.js';
+import { bulkOf } from '../finance/bulk-set.js';
+import { prebuild } from '../finance/bulk-start.js';
+import { prebuiltDir } from '../finance/bulk-store.js';
 
 interface Command {
   name: string;
@@ -94,10 +96,28 @@ const COMMANDS: Command[] = [
         const selections = params.has('type') || params.has('govid') || params.has('state')
           ? [params]
           : GOV_TYPES.map((type) => new Map([...params, ['type', type]]));
-        const pages = csvPages(off, route, selections);
+        const pages = csvPages(off.service, QUERY_ROUTES[route]!, selections, { label: 'export', fail: (m) => new CliError(m) });
         const fields = off.ctx.routes.find((r) => r.path === QUERY_ROUTES[route])!.rowFields ?? [];
-        const rows = format === 'csv' ? await exportCsv(pages, out) : await writeParquetPages(async () => (await pages.next()).value?.text ?? null, fields, out);
+        const rows = format === 'csv' ? await writeCsvPages(pages, out) : await writeParquetPages(async () => (await pages.next()).value?.text ?? null, fields, out);
         process.stderr.write(`export: ${rows.toLocaleString('en-US')} rows -> ${out}\n`);
+      } finally {
+        await off.close();
+      }
+    },
+  },
+  {
+    name: 'bulk',
+    summary: 'Prebuild the bulk files (/api/v1/bulk) beside a mirror, so a server serves them from its start.',
+    usage: 'civicstream bulk [--data <mirror>] [--out <dir>] [--workers N]\n\nWrites every published year of the spending and revenue tables as Parquet and gzip CSV, with index.json naming the manifest it was built from,\ninto --out (default <mirror>/bulk/, where the server looks). Files already there that match the index are kept.\nThe directory must be this user\'s and writable by no one else, as the server requires of a set it serves.',
+    run: async (a) => {
+      const off = await openFinance(a.flags.get('data'), a.flags.get('workers'));
+      try {
+        const out = path.resolve(a.flags.get('out') ?? prebuiltDir(off.ctx.catalog.dir));
+        const set = bulkOf(off.ctx);
+        const failed = await prebuild(set, off.service, out, 'bulk');
+        const files = set.readyFiles;
+        process.stdout.write(`bulk: ${files.length} files, ${files.reduce((n, f) => n + f.bytes, 0).toLocaleString('en-US')} bytes -> ${out}\n`);
+        if (failed > 0) throw new Error(`bulk: ${failed} files failed (see the warnings above)`);
       } finally {
         await off.close();
       }
@@ -138,50 +158,6 @@ const COMMANDS: Command[] = [
   } },
   { name: 'build-estimates', summary: 'Summarise a school draws mirror into its estimates (summaries/ beside the draws).', usage: 'civicstream build-estimates [--data <dir>] [--workers N]', run: script('scripts/build-estimates.js') },
 ];
-
-/** The export's pages: each selection paged at the route's CSV cap, following each page's Link rel="next" to the last; each page the API's CSV text (its header first) and its row count. */
-async function* csvPages(off: Offline, route: string, selections: Map<string, string>[]): AsyncGenerator<{ text: string; rows: number }> {
-  for (const params of selections) {
-    let progress: Progress | null = null;
-    for (let page = 0; ; page++) {
-      params.set('page', String(page));
-      const r = await runRoute(off, route, params);
-      if (r.status !== 200) throw new CliError(`export: ${r.error ?? `status ${r.status}`}`);
-      // Rows from the headers, not by counting line ends: a quoted field may hold one.
-      const total = Number(r.headers['x-total-count']), limit = Number(r.headers['x-limit']);
-      const rows = Math.max(0, Math.min(limit, total - page * limit));
-      progress ??= new Progress(`export ${params.get('type') ?? ''}`.trim(), total);
-      if (rows === 0) break;
-      const text = r.body.toString('utf8');
-      progress.tick(rows);
-      yield { text, rows };
-      const next = linkTarget(r.headers.link ?? null, 'next');
-      if (next === null) break;
-      // The next page is this query's, one on: anything else would be a server fault, not a page to write.
-      if (new URL(next, 'http://x').searchParams.get('page') !== String(page + 1)) throw new CliError(`export: the API's next page is not page ${page + 1}: ${next}`);
-    }
-    progress?.finish();
-  }
-}
-
-async function exportCsv(pages: AsyncGenerator<{ text: string; rows: number }>, out: string): Promise<number> {
-  const file = createWriteStream(out);
-  let failed: Error | null = null;
-  file.on('error', (e) => { failed = e; });
-  const write = (text: string): Promise<void> => new Promise((resolve, reject) => {
-    if (failed) { reject(failed); return; }
-    if (file.write(text)) resolve(); else file.once('drain', resolve).once('error', reject);
-  });
-  let rows = 0, first = true;
-  for await (const page of pages) {
-    // Every page starts with the header line; the file keeps one.
-    await write(first ? page.text : page.text.slice(page.text.indexOf('\r\n') + 2));
-    first = false;
-    rows += page.rows;
-  }
-  await new Promise<void>((resolve, reject) => file.end((err?: Error | null) => (err ?? failed ? reject(err ?? failed) : resolve())));
-  return rows;
-}
 
 function help(): string {
   return `civicstream: US government finance and school arrest-rate estimates, served or offline.\n\nUsage: civicstream <command> [--help]\n\n${COMMANDS.map((c) => `  ${c.name.padEnd(16)} ${c.summary}`).join('\n')}\n\nProject: ${PROJECT_ROOT}\n`;

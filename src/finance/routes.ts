@@ -16,6 +16,7 @@ import { flatRoutes } from './flat-routes.js';
 import { rollupsRoute } from './rollups.js';
 import { peerRoutes } from './peers.js';
 import { exampleGov } from './examples.js';
+import { bulkRoutes } from './bulk-routes.js';
 
 type Route = RouteSpec<FinanceCtx>;
 const route = defineRoute<FinanceCtx>();
@@ -118,5 +119,6 @@ export const financeRoutes: Route[] = [
     examples: () => [{ description: 'Intergovernmental revenue recipes', path: `${V1}/recipes?pattern=ig_` }],
     handle: listRecipes,
   }),
+  ...bulkRoutes,
   ...docRoutes<FinanceCtx>(V1, (ctx) => financeDocs(ctx.catalog)),
 ];
