@@ -5,8 +5,10 @@
 //      counts its query for X-Total-Count; and one client doing the same
 //   2. repeat pulls of one query, 4 clients (its count known)
 //   3. the same first and repeat pulls with Accept-Encoding gzip, and br
-//   4. DuckDB writing the same 50,000 rows as CSV (COPY), warm
-//   5. one government's JSON answer, response cache warm, identity against
+//   4. the same first and repeat pulls as Arrow and as Parquet (format=arrow|parquet)
+//   5. DuckDB writing the same 50,000 rows as CSV and as Parquet (COPY), warm
+//   6. repeat gzip pulls with the response cache on (a compressed page kept), beside identity
+//   7. one government's JSON answer, response cache warm, identity against
 //      gzip (autocannon, 32 connections)
 //   npm run bench:bulk [-- --data .data/finance-46m] [--seconds 10] [--main <another build's dist/src/main.js>] [--smoke]
 // Without --data the 46M corpus is generated under .data/ when missing.
@@ -21,6 +23,7 @@ import { cpuPerRequest, cpuSnapshot } from './lib/cpu.js';
 import { csvPuller, type CsvPuller } from './lib/csv-pull.js';
 import { load } from './lib/load.js';
 import { median, timeRuns } from './lib/timing.js';
+import { wrkPath, wrkRate } from './lib/wrk.js';
 
 const arg = (name: string, dflt: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -100,8 +103,8 @@ try {
   const years: number[] = health.corpus.years;
   const puller = csvPuller(s.url);
   // Enough never-asked queries for the 4-client run at twice today's best rate, and the 1-client run.
-  // Three 4-client runs of first pulls (identity, gzip, br) and the 1-client one.
-  const fresh = await firstPullQueries(s, years, smoke ? 12 : 3 * Math.ceil((4e6 * seconds) / PAGE) + 400);
+  // Five 4-client runs of first pulls (identity, gzip, br, Arrow, Parquet) and the 1-client one.
+  const fresh = await firstPullQueries(s, years, smoke ? 20 : 5 * Math.ceil((4e6 * seconds) / PAGE) + 400);
   let k = 0;
   const nextFresh = (): string | undefined => fresh[k++];
   const one = await rate(s, puller, 1, nextFresh);
@@ -114,19 +117,46 @@ try {
     const h = { 'Accept-Encoding': coding };
     coded.push([coding, await rate(s, puller, 4, nextFresh, h), await rate(s, puller, 4, () => fixed, h)]);
   }
+  const binary: [string, Rate, Rate][] = [];
+  for (const format of ['arrow', 'parquet']) {
+    const as = (p: string | undefined): string | undefined => p?.replace('format=csv', `format=${format}`);
+    const fixedAs = as(fixed)!;
+    const first = await rate(s, puller, 4, () => as(nextFresh()));
+    await puller.pull(fixedAs);
+    binary.push([format, first, await rate(s, puller, 4, () => fixedAs)]);
+  }
   puller.close();
 
   // 5. One government's JSON, every answer from the response cache after a first pass.
   const s5 = await startServer({ FINANCE_DATA: dir, WORKERS: String(os.cpus().length) }, 1_800_000, main === '' ? undefined : path.resolve(main));
   const json: Record<string, number> = {};
+  const jsonCpu: Record<string, { server: number; client: number }> = {};
+  const jsonWrk: Record<string, number> = {};
+  let cachedGzip: Rate | undefined, cachedIdentity: Rate | undefined;
   try {
     const govs: string[] = (await get(s5, '/api/v1/governments?limit=1000')).data.filter((g: any) => g.years_in_mirror.length > 0).map((g: any) => g.canonical_govid);
     let g = 0;
     const next = (): string => `/api/v1/governments/${govs[(g++ * 7919) % govs.length]}/spending?category=Police`;
     for (const [label, headers] of [['identity', {}], ['gzip', { 'Accept-Encoding': 'gzip' }], ['identity', {}], ['gzip', { 'Accept-Encoding': 'gzip' }]] as const) {
       await load(s5.url, next, { connections: 32, seconds: Math.min(3, seconds), headers });
+      const c0 = cpuSnapshot(s5.proc.pid!);
       const r = await load(s5.url, next, { connections: 32, seconds, headers });
-      json[label] = Math.max(json[label] ?? 0, r.requestsPerSec);
+      const cpu = cpuPerRequest(s5.proc.pid!, c0, cpuSnapshot(s5.proc.pid!), r.total);
+      if (r.requestsPerSec > (json[label] ?? 0)) { json[label] = r.requestsPerSec; jsonCpu[label] = { server: cpu.main + cpu.other, client: cpu.client }; }
+    }
+    // Repeat gzip pulls of one page with the response cache on: the compressed page kept once streamed whole (kept-streams.ts).
+    const puller5 = csvPuller(s5.url);
+    for (let i = 0; i < 8; i++) await puller5.pullWith(fixed, { 'Accept-Encoding': 'gzip' });
+    cachedGzip = await rate(s5, puller5, 4, () => fixed, { 'Accept-Encoding': 'gzip' });
+    cachedIdentity = await rate(s5, puller5, 4, () => fixed);
+    puller5.close();
+    // The same answers through wrk, which never decodes a body (bench/lib/wrk.ts), interleaved, best of two.
+    if (wrkPath() !== null) {
+      const paths = govs.map((_, i) => `/api/v1/governments/${govs[(i * 7919) % govs.length]}/spending?category=Police`);
+      for (const [label, headers] of [['identity', {}], ['gzip', { 'Accept-Encoding': 'gzip' }], ['identity', {}], ['gzip', { 'Accept-Encoding': 'gzip' }]] as const) {
+        wrkRate(s5.url, paths, { connections: 32, seconds: Math.min(2, seconds), headers });
+        jsonWrk[label] = Math.max(jsonWrk[label] ?? 0, wrkRate(s5.url, paths, { connections: 32, seconds, headers }));
+      }
     }
   } finally {
     await s5.stop();
@@ -138,6 +168,10 @@ try {
   await query(copy);
   const duck = PAGE / (median(await timeRuns(smoke ? 2 : 9, () => query(copy))) / 1000);
   rmSync(out, { force: true });
+  const copyParquet = `COPY (${sql} LIMIT ${PAGE}) TO '${out}.parquet' (FORMAT parquet, COMPRESSION snappy)`;
+  await query(copyParquet);
+  const duckParquet = PAGE / (median(await timeRuns(smoke ? 2 : 9, () => query(copyParquet))) / 1000);
+  rmSync(`${out}.parquet`, { force: true });
 
   const f = (x: number, d = 0): string => x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
   const row = (label: string, r: Rate): string =>
@@ -153,11 +187,19 @@ try {
     row('CSV, first pulls, 4 clients', four),
     row('CSV, repeat pulls, 4 clients', repeat),
     ...coded.flatMap(([c, first, again]) => [row(`CSV ${c}, first pulls, 4 clients`, first), row(`CSV ${c}, repeat pulls, 4 clients`, again)]),
+    row('CSV gzip, repeat pulls, 4 clients, response cache on (a kept page)', cachedGzip!),
+    row('CSV, repeat pulls, 4 clients, response cache on (identity is never kept)', cachedIdentity!),
+    ...binary.flatMap(([b, first, again]) => [row(`${b === 'arrow' ? 'Arrow' : 'Parquet'}, first pulls, 4 clients`, first), row(`${b === 'arrow' ? 'Arrow' : 'Parquet'}, repeat pulls, 4 clients`, again)]),
     `| DuckDB COPY of the same ${f(PAGE)} rows to CSV | ${f(duck)} | 1.0x | | | | |`,
+    `| DuckDB COPY of the same ${f(PAGE)} rows to Parquet (snappy) | ${f(duckParquet)} | ${f(duckParquet / duck, 1)}x | | | | |`,
     '',
     `Bytes on the wire against identity (repeat pulls): ${coded.map(([c, , again]) => `${c} ${f(repeat.bytesPerRow / again.bytesPerRow, 1)}x fewer`).join(', ')}.`,
     '',
-    `One government's JSON answer (spending, Police, governments at random from 1,000), response cache warm, autocannon 32 connections, ${seconds} s, best of two runs each, interleaved: identity ${f(json.identity!)} req/s, gzip ${f(json.gzip!)} req/s (${f((100 * json.gzip!) / json.identity!)}% of identity).`,
+    `One government's JSON answer (spending, Police, governments at random from 1,000), response cache warm, 32 connections, ${seconds} s, best of two runs each, interleaved.`,
+    jsonWrk.identity !== undefined
+      ? `- wrk (a load generator that does not decode bodies): identity ${f(jsonWrk.identity)} req/s, gzip ${f(jsonWrk.gzip!)} req/s (${f((100 * jsonWrk.gzip!) / jsonWrk.identity)}% of identity).`
+      : '- wrk not installed (apt-get install wrk): no figure from a load generator that does not decode bodies.',
+    `- autocannon: identity ${f(json.identity!)} req/s, gzip ${f(json.gzip!)} req/s (${f((100 * json.gzip!) / json.identity!)}% of identity). CPU a request, server / load generator: identity ${f(jsonCpu.identity!.server, 1)} / ${f(jsonCpu.identity!.client, 1)} us, gzip ${f(jsonCpu.gzip!.server, 1)} / ${f(jsonCpu.gzip!.client, 1)} us; by the server's CPU alone, gzip answers at ${f((100 * jsonCpu.identity!.server) / jsonCpu.gzip!.server)}% of identity's rate. autocannon appends each body to a string, a UTF-8 decode whose slow path is a binary (gzip) body, so on two shared cores its own cost, not the server's, makes most of the gap.`,
   );
 } finally {
   await s.stop();

@@ -86,6 +86,15 @@ describe('Arrow and Parquet pages of a flat query', () => {
     // Nulls, both booleans and every typed column occur, so the comparison covers them.
     expect(json.some((r) => r.amt_nominal === null) && json.some((r) => typeof r.amt_real === 'number')).toBe(true);
     expect(json.some((r) => r.population === null) && json.some((r) => typeof r.population === 'number')).toBe(true);
+    // identity=true: who each row is. population is the per-capita denominator of the row.
+    expect(json.every((r) => r.state === 'DE' && r.type === 'city')).toBe(true);
+    for (const r of json.filter((x) => typeof x.amt_per_capita_nominal === 'number' && (x.amt_nominal as number) > 0)) {
+      expect(Math.round((r.amt_nominal as number) / (r.amt_per_capita_nominal as number))).toBe(r.population);
+    }
+    expect(json.filter((r) => r.population === null).every((r) => r.pop_source === 'unavailable')).toBe(true);
+    const plain = (await get(FLAT.replace('&identity=true', ''))).body.data[0];
+    expect(Object.keys(plain)).not.toContain('state');
+    expect(Object.keys(json[0]!).slice(0, 6)).toEqual(['year', 'canonical_govid', 'gov_name', 'state', 'type', 'population']);
     const csv = await walk(`${FLAT}&format=csv`);
     const csvAll: Row[] = [];
     for (const b of csv.pages) csvAll.push(...(await csvRows(Buffer.from(b).toString('utf8'), json.slice(csvAll.length))));
@@ -221,8 +230,10 @@ describe('choosing the format by Accept', () => {
     expect(await kind('*/*')).toEqual([200, 'application/json; charset=utf-8']);
     expect(await kind('text/html,application/xhtml+xml,*/*;q=0.8')).toEqual([200, 'application/json; charset=utf-8']);
     expect(await kind('application/vnd.apache.arrow.stream', `${q}&format=csv`)).toEqual([200, 'text/csv; charset=utf-8']);
-    // Nothing that parses is no preference; a route of one format ignores Accept.
+    // Nothing that parses is no preference; an element whose q is not RFC 9110's is not read; a route of one format ignores Accept.
     expect(await kind(';;, /, q=2')).toEqual([200, 'application/json; charset=utf-8']);
+    expect(await kind('text/csv;q=0.0001, application/json;q=0.5')).toEqual([200, 'application/json; charset=utf-8']);
+    expect(await kind('text/csv;q=1.5, application/json;q=0.5')).toEqual([200, 'application/json; charset=utf-8']);
     expect(await kind('text/csv', '/api/v1/governments?state=DE')).toEqual([200, 'application/json; charset=utf-8']);
   });
 
@@ -233,6 +244,17 @@ describe('choosing the format by Accept', () => {
     expect(Buffer.from(chosen.bytes).equals(Buffer.from(named.bytes))).toBe(true);
     expect(chosen.res.headers.get('etag')).toBe(named.res.headers.get('etag'));
     expect(chosen.res.headers.get('etag')).not.toBe((await fetchBytes(q)).res.headers.get('etag'));
+  });
+
+  it('tells shared caches that the answer varies with Accept on routes of several formats, 304s included', async () => {
+    const r = await fetch(`${financeUrl()}${q}`);
+    await r.arrayBuffer();
+    expect(r.headers.get('vary')).toBe('Accept, Accept-Encoding');
+    const again = await fetch(`${financeUrl()}${q}`, { headers: { 'If-None-Match': r.headers.get('etag')! } });
+    expect([again.status, again.headers.get('vary')]).toEqual([304, 'Accept, Accept-Encoding']);
+    const one = await fetch(`${financeUrl()}/api/v1/governments?state=DE`);
+    await one.arrayBuffer();
+    expect(one.headers.get('vary')).toBe('Accept-Encoding');
   });
 
   it('refuses with a 406 envelope an Accept that allows none of the route\'s formats', async () => {

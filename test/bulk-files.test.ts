@@ -230,7 +230,7 @@ describe('in-process', () => {
       return a;
     };
     const a = await answer();
-    expect(((await a.next()) as Uint8Array).byteLength).toBe(256 * 1024);
+    expect(((await a.next()) as Uint8Array).byteLength).toBe(64 * 1024);
     expect(openOn('self', e.file_name!)).toBe(1);
     a.done!();
     expect(openOn('self', e.file_name!)).toBe(0);

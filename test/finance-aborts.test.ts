@@ -1,6 +1,6 @@
 // A client that disconnects at any moment never crashes the server or leaks:
 // 1,000 requests are dropped before, during and after the pool job and in the
-// middle of CSV streams; afterwards nothing is left open and memory is back
+// middle of CSV, Arrow and Parquet streams; afterwards nothing is left open and memory is back
 // near its baseline. Own server, so the figures are its own.
 
 import { readdirSync } from 'node:fs';
@@ -17,6 +17,10 @@ const PATHS = [
   '/api/v1/spending?state=CA&type=city&years=2011-2020&limit=1000',
   '/api/v1/data-dictionary',
   '/__docs__/swagger-ui-bundle.js',
+  // Arrow and Parquet pages hold page slots like CSV; one government's Parquet is written on the thread.
+  '/api/v1/revenue?type=city&years=2019,2020&format=arrow',
+  '/api/v1/spending?type=city&years=2019,2020&format=parquet',
+  '/api/v1/governments/062037161174/spending?format=parquet',
 ];
 const CUTS_MS = [0, 1, 2, 5, 20];
 /** Each path and cut with no Accept-Encoding, with gzip and with br: a dropped compressed stream frees its compressor too. */

@@ -24,7 +24,8 @@ const health = async () => (await get('/api/v1/health', undefined, s.url)).body.
 
 // The queue bound is lifted: this server tests memory under held streams, not overload (overload.test.ts does).
 // One front thread, so /health counts every stream of the test (each front thread counts its own).
-beforeAll(async () => { s = await startServer({ WORKERS: '2', POOL_QUEUE: '1000', FRONT_THREADS: '1', CSV_PAGE_SLOTS: String(SLOTS) }); });
+// No response cache: a compressed page streamed whole would be kept and its repeats served without a compressor (kept-streams.test.ts).
+beforeAll(async () => { s = await startServer({ WORKERS: '2', POOL_QUEUE: '1000', FRONT_THREADS: '1', CSV_PAGE_SLOTS: String(SLOTS), RESPONSE_CACHE_MB: '0' }); });
 afterAll(async () => { await s?.stop(); });
 
 describe('CSV backpressure', () => {

@@ -9,7 +9,7 @@ import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keepWhileStreaming } from '../dist/src/server/kept-streams.js';
+import { STREAM_KEPT_ABOVE, keepWhileStreaming } from '../dist/src/server/kept-streams.js';
 import { ResponseCache } from '../dist/src/server/response-cache.js';
 import { get } from './helpers/http.js';
 import { startServer, type Running } from './helpers/server.js';
@@ -33,8 +33,9 @@ const health = async () => (await get('/api/v1/health', undefined, s.url)).body.
 
 describe('compressed bulk pages kept in the response cache', () => {
   it('answers a repeat pull from the cache, the same bytes, with no job; CSV and Arrow, gzip and br', async () => {
-    for (const [format, enc] of [['csv', 'gzip'], ['arrow', 'br'], ['csv', 'br']] as const) {
-      const p = `/api/v1/revenue?type=city&years=2020&format=${format}&limit=20000`;
+    let streamed = 0;
+    for (const [format, enc, limit] of [['csv', 'gzip', 50000], ['arrow', 'br', 20000], ['csv', 'br', 5000]] as const) {
+      const p = `/api/v1/revenue?type=city&years=2019,2020&format=${format}&limit=${limit}&per_capita=true`;
       const first = await raw(p, { 'Accept-Encoding': enc });
       expect(first.headers['content-encoding']).toBe(enc);
       expect(first.headers['x-cache']).toBeUndefined();
@@ -46,10 +47,13 @@ describe('compressed bulk pages kept in the response cache', () => {
       for (const h of ['etag', 'x-total-count', 'link', 'content-disposition', 'content-type', 'content-encoding']) expect(again.headers[h], h).toBe(first.headers[h]);
       // No job and no compression: the pool's batches and the compressed streams are where they were; one slot was leased.
       expect(after.compression.streams_compressed).toBe(before.compression.streams_compressed);
-      expect(after.csv_page_slots.pages_in_slots).toBe(before.csv_page_slots.pages_in_slots + 1);
+      // A kept body above STREAM_KEPT_ABOVE is streamed and holds a slot; a smaller one is answered whole, with none.
+      expect(after.csv_page_slots.pages_in_slots).toBe(before.csv_page_slots.pages_in_slots + (again.body.length > STREAM_KEPT_ABOVE ? 1 : 0));
+      if (again.body.length > STREAM_KEPT_ABOVE) streamed++;
       const plain = await raw(p, {});
       expect((enc === 'gzip' ? zlib.gunzipSync(again.body) : zlib.brotliDecompressSync(again.body)).equals(plain.body)).toBe(true);
     }
+    expect(streamed).toBeGreaterThan(0);
   });
 
   it('keeps no identity page and no HEAD', async () => {
@@ -69,12 +73,28 @@ describe('compressed bulk pages kept in the response cache', () => {
     const whole = keepWhileStreaming(stream(3, 1000), cache, 'whole');
     while ((await whole.next()) !== null);
     expect(cache.get('whole')?.body.length).toBe(3000);
-    expect(cache.get('whole')?.stream).toBe(true);
+    // Small: kept as a body, answered whole; above STREAM_KEPT_ABOVE, streamed from the cache.
+    expect(cache.get('whole')?.stream).toBe(false);
+    const large = keepWhileStreaming(stream(3, 100_000), cache, 'large');
+    while ((await large.next()) !== null);
+    expect(cache.get('large')?.stream).toBe(true);
     // Cut off: done() after two chunks, the third never pulled.
     const cut = keepWhileStreaming(stream(3, 1000), cache, 'cut');
     await cut.next(); await cut.next();
     cut.done?.();
     expect(cache.get('cut')).toBeUndefined();
+    // The race of a client leaving: done() while a pull is in flight, which a compressor then answers null.
+    let closed = false;
+    const racing = keepWhileStreaming({
+      kind: 'stream', status: 200, contentType: 'text/csv', headers: {},
+      next: () => new Promise((r) => setTimeout(() => r(closed ? null : new Uint8Array(10)), 5)),
+      done: () => { closed = true; },
+    }, cache, 'race');
+    await racing.next();
+    const inFlight = racing.next();
+    racing.done?.();
+    expect(await inFlight).toBeNull();
+    expect(cache.get('race')).toBeUndefined();
     // Larger than an eighth of the cache: streamed, not kept.
     const big = keepWhileStreaming(stream(3, 400_000), cache, 'big');
     while ((await big.next()) !== null);
@@ -82,8 +102,10 @@ describe('compressed bulk pages kept in the response cache', () => {
   });
 
   it('holds a page slot for a hit: with the one slot held by a slow pull, a hit is a 503 with Retry-After', async () => {
-    const p = '/api/v1/revenue?type=city&years=2020&format=csv&limit=20000';
-    await raw(p, { 'Accept-Encoding': 'gzip' });
+    // A page above STREAM_KEPT_ABOVE compressed is kept as a stream; one government's small page as a body, which needs no slot.
+    const p = '/api/v1/revenue?type=city&years=2019,2020&format=csv&limit=50000&per_capita=true&adjust=real';
+    const small = '/api/v1/governments/062037161174/revenue?format=csv';
+    for (const q of [p, small]) await raw(q, { 'Accept-Encoding': 'gzip' });
     expect((await raw(p, { 'Accept-Encoding': 'gzip' })).headers['x-cache']).toBe('hit');
     // A reader with a 4 KB receive buffer that reads only its first bytes holds the one slot (test/helpers/held-reader.py).
     const u = new URL(s.url);
@@ -94,6 +116,8 @@ describe('compressed bulk pages kept in the response cache', () => {
       expect(busy.status).toBe(503);
       expect(busy.headers['retry-after']).toBe('1');
       expect(JSON.parse(busy.body.toString()).meta.error_code).toBe('E_BUSY');
+      const kept = await raw(small, { 'Accept-Encoding': 'gzip' });
+      expect([kept.status, kept.headers['x-cache'], kept.headers['content-type']]).toEqual([200, 'hit', 'text/csv; charset=utf-8']);
     } finally {
       held.stdin!.end('go\n');
       await new Promise((r) => held.once('exit', r));

@@ -31,7 +31,11 @@ describe('README', () => {
       const status = r.stdout.trimEnd().split('\n').at(-1);
       expect(status, line).toBe('200');
       const out = /-o (\S+)/.exec(line);
-      if (out) expect(readFileSync(path.join(tmp, out[1]!), 'utf8'), line).toMatch(/^year,canonical_govid,/);
+      // A saved page is CSV, a Parquet file (PAR1 at both ends) or an Arrow stream (its first message's continuation marker).
+      const saved = out ? readFileSync(path.join(tmp, out[1]!)) : undefined;
+      if (out && out[1]!.endsWith('.parquet')) expect([saved!.subarray(0, 4).toString(), saved!.subarray(-4).toString()], line).toEqual(['PAR1', 'PAR1']);
+      else if (out && out[1]!.endsWith('.arrow')) expect(saved!.readUInt32LE(0), line).toBe(0xffffffff);
+      else if (out) expect(saved!.toString('utf8'), line).toMatch(/^year,canonical_govid,/);
       else expect(JSON.parse(r.stdout.slice(0, r.stdout.trimEnd().lastIndexOf('\n'))).status, line).toBe('success');
     }
   }, 120_000);

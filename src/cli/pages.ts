@@ -88,7 +88,11 @@ export class CsvSink {
     this.first = false;
     await new Promise<void>((resolve, reject) => {
       if (this.failed) { reject(this.failed); return; }
-      if (this.sink.write(text)) resolve(); else this.sink.once('drain', resolve).once('error', reject);
+      if (this.sink.write(text)) { resolve(); return; }
+      // Each listener goes when the other fires: a listener left per page would pile up over a long export.
+      const drained = (): void => { this.sink.off('error', failed); resolve(); };
+      const failed = (e: Error): void => { this.sink.off('drain', drained); reject(e); };
+      this.sink.once('drain', drained).once('error', failed);
     });
     this.rows += page.rows;
   }

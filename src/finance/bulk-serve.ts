@@ -1,5 +1,5 @@
 // Serving one bulk file: the whole file, or one byte range of it (RFC 9110
-// 14), streamed from disk in 256 KB reads as the client takes them, with its
+// 14), streamed from disk in 64 KB reads as the client takes them, with its
 // length known (Content-Length). A file's URL names its sha256, so its answer
 // may be cached for good; its ETag is the sha256 itself.
 
@@ -11,7 +11,16 @@ import { MEDIA_TYPES } from './bulk-store.js';
 import type { BulkEntry } from './bulk-set.js';
 
 /** Bytes read from the file at a time: one chunk in flight per client, whatever its speed. */
-export const CHUNK = 256 * 1024;
+export const CHUNK = 64 * 1024;
+
+/**
+ * Files streaming at once on this thread, at most: each holds a descriptor and a chunk, so a crowd of slow
+ * readers cannot take the descriptors the connection gate counts on (one a connection) or grow memory
+ * without bound; past it a download is a 503 with Retry-After. A file stream needs no page slot.
+ */
+export const MAX_FILE_STREAMS = 64;
+let fileStreams = 0;
+export const openFileStreams = (): number => fileStreams;
 
 export const IMMUTABLE = 'public, max-age=31536000, immutable';
 
@@ -61,6 +70,9 @@ export function fileReply(e: BulkEntry, req: { range: string; ifRange: string; h
   };
   const length = end - start + 1;
   // HEAD sends the headers only: no descriptor is opened for it.
+  if (!req.head && fileStreams >= MAX_FILE_STREAMS) {
+    throw apiError('E_BUSY', `Every bulk-file download of this server (${MAX_FILE_STREAMS}) is in use; retry after the Retry-After seconds, or download with fewer connections at once.`);
+  }
   const chunks = req.head ? { next: () => null, done: () => {} } : new FileChunks(openChecked(e), start, length);
   return {
     kind: 'file', status: pick.kind === 'part' ? 206 : 200, contentType: MEDIA_TYPES[f.format], length, headers,
@@ -101,6 +113,7 @@ class FileChunks {
   constructor(private readonly fd: number, start: number, length: number) {
     this.pos = start;
     this.left = length;
+    fileStreams++;
   }
 
   next(): Promise<Uint8Array | null> | null {
@@ -125,6 +138,7 @@ class FileChunks {
   done(): void {
     if (this.closed) return;
     this.closed = true;
+    fileStreams--;
     if (!this.reading) closeSync(this.fd);
   }
 }

@@ -70,7 +70,7 @@ export async function serveOrBuild(set: BulkSet, service: Service<FinanceCtx>, d
     }
     log('warn', { dir: pre, rejected: why, action: 'serving the cache set' });
   } else if (prebuilt !== null) log('warn', { dir: pre, rejected: prebuilt.why, action: 'serving the cache set' });
-  const dir = await cacheSet(set, cacheDirs(dataDir, set.digest));
+  const dir = await cacheSet(set, cacheDirs(dataDir, set.digest), build);
   if (dir === null || !build) {
     for (const { year, table } of set.missing()) set.notBuilt(year, table, build ? 'failed' : 'unavailable');
     if (dir === null) return { source: 'none', dir: null };
@@ -92,8 +92,12 @@ async function wholeSet(set: BulkSet, dir: string, files: BulkFile[]): Promise<s
   return null;
 }
 
-/** The cache directory to serve and build in: the first with an index of this corpus (its matching files served at once), else the first that can be made private. */
-async function cacheSet(set: BulkSet, dirs: string[]): Promise<string | null> {
+/**
+ * The cache directory to serve and build in: the first with an index of this corpus (its matching files
+ * served at once), else, when it will build, the first that can be made private. A server that will not
+ * build (BULK_BUILD=false) makes no directory.
+ */
+async function cacheSet(set: BulkSet, dirs: string[], make: boolean): Promise<string | null> {
   for (const dir of dirs) {
     const found = readIndex(dir, set.digest);
     if (found === null) continue;
@@ -105,6 +109,7 @@ async function cacheSet(set: BulkSet, dirs: string[]): Promise<string | null> {
     }
     return dir;
   }
+  if (!make) return null;
   for (const dir of dirs) {
     const why = privateDir(dir);
     if (why === null) return dir;

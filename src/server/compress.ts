@@ -74,6 +74,8 @@ function compressedStream(answer: Stream, enc: Encoding): Stream {
   };
   return {
     ...answer,
+    // The coded bytes' length is not known before they are made: sent chunked, never the source's length.
+    length: undefined,
     headers: { ...answer.headers, 'Content-Encoding': enc },
     next: pull,
     done: () => {

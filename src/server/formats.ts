@@ -61,8 +61,11 @@ function mediaRanges(accept: string): Ranged[] {
     if (m === null || (m[1] === '*' && m[2] !== '*')) return;
     let q = 1;
     for (const p of params) {
-      const qm = /^q=([01](?:\.\d{0,3})?)$/.exec(p);
-      if (qm !== null) q = Math.min(1, Number(qm[1]));
+      if (!p.startsWith('q=')) continue;
+      // RFC 9110's qvalue: 0 to 1, at most three decimals. An element with any other q is not read at all.
+      const qm = /^q=(0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/.exec(p);
+      if (qm === null) return;
+      q = Number(qm[1]);
     }
     out.push({ type: m[1]!, sub: m[2]!, q, order });
   });

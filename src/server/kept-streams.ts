@@ -20,13 +20,25 @@ type Stream = Extract<Answer, { kind: 'stream' }>;
 /** Chunks a kept body is streamed in: the CSV writer's size, so a slow reader holds no more than a computed page's. */
 const CHUNK = 64 * 1024;
 
-/** The stream, its chunks gathered as they are pulled and kept under key once it ends whole and fits the cache's largest entry. */
+/**
+ * Kept bodies at most this large are answered whole, as a JSON envelope is (one government's page, at most
+ * 1,000 rows: no page slot); larger ones are streamed and hold a slot.
+ */
+export const STREAM_KEPT_ABOVE = 256 * 1024;
+
+/**
+ * The stream, its chunks gathered as they are pulled and kept under key once it ends whole and fits the
+ * cache's largest entry. Whole means its end (null) came before done(): a compressor whose client left
+ * also answers null to a pull in flight, and that cut-off body must never be kept.
+ */
 export function keepWhileStreaming(answer: Stream, cache: ResponseCache, key: string): Stream {
   const chunks: Uint8Array[] = [];
-  let size = 0, over = false;
+  let size = 0, over = false, cut = false;
   const gather = (c: Uint8Array | null): Uint8Array | null => {
     if (c === null) {
-      if (!over) cache.set(key, { body: Buffer.concat(chunks, size), headers: answer.headers, contentType: answer.contentType, stream: true });
+      if (!over && !cut) {
+        cache.set(key, { body: Buffer.concat(chunks, size), headers: answer.headers, contentType: answer.contentType, stream: size > STREAM_KEPT_ABOVE });
+      }
       chunks.length = 0;
     } else if (!over) {
       size += c.byteLength;
@@ -40,6 +52,11 @@ export function keepWhileStreaming(answer: Stream, cache: ResponseCache, key: st
     next: () => {
       const c = answer.next();
       return c instanceof Promise ? c.then(gather) : gather(c);
+    },
+    done: () => {
+      cut = true;
+      chunks.length = 0;
+      answer.done?.();
     },
   };
 }

@@ -138,10 +138,18 @@ function route<Ctx>(line: Line<Ctx>, req: Incoming): Match<Compiled<Ctx>> {
   return match;
 }
 
-/** The freshness stage: a cacheable answer's validators, its ETag marked with the coding it goes in. */
+/**
+ * The freshness stage: a cacheable answer's validators, its ETag marked with the coding it goes in. A route
+ * of several formats may answer one URL in the format Accept picks, so a shared cache must key it by Accept
+ * too: its validators carry Vary: Accept, Accept-Encoding, which replaces the common Vary on every answer
+ * they go on (a 200 in any format, a 304, a cache hit).
+ */
 function freshness<Ctx>(service: Service<Ctx>, spec: RouteSpec<Ctx>, url: string, enc: Encoding): Record<string, string> | undefined {
-  return spec.cacheable && service.etagSeed !== undefined ? codedValidators(validatorsOf(service.etagSeed, url), enc) : undefined;
+  if (!spec.cacheable || service.etagSeed === undefined) return undefined;
+  const v = codedValidators(validatorsOf(service.etagSeed, url), enc);
+  return v !== undefined && (spec.formats?.length ?? 1) > 1 ? { ...v, Vary: VARY_FORMATS } : v;
 }
+const VARY_FORMATS = 'Accept, Accept-Encoding';
 
 /**
  * The encode and store stages: the answer in its coding, and a whole 200 envelope of a cacheable route kept as
@@ -202,7 +210,7 @@ function routed<Ctx>(line: Line<Ctx>, req: Incoming, ex: Exchange, enc: Encoding
   const cacheKey = spec.cacheable && service.cache ? (enc === 'identity' ? url : `${enc} ${url}`) : null;
   const hit = cacheKey === null ? undefined : service.cache!.get(cacheKey);
   if (hit?.stream) return keptStream(hit, service as Service<unknown>);
-  if (hit !== undefined) return { kind: 'bytes', status: 200, contentType: JSON_TYPE, body: hit.body, headers: { ...hit.headers, 'X-Cache': 'hit' } };
+  if (hit !== undefined) return { kind: 'bytes', status: 200, contentType: hit.contentType ?? JSON_TYPE, body: hit.body, headers: { ...hit.headers, 'X-Cache': 'hit' } };
   const rc: RenderContext = { validators, cacheKey, cache: service.cache, gone: false, formats: spec.formats ?? JSON_ONLY };
   const reply = handle(service, spec, params, req, url, ex);
   const get = req.method === 'get';
@@ -227,7 +235,7 @@ function withinBudget(ms: number | undefined, reply: Promise<Reply>, ex: Exchang
     }, ms);
     reply.then(
       (r) => {
-        if (over) { if (r.kind === 'stream') r.done?.(); return; }
+        if (over) { if (r.kind === 'stream' || r.kind === 'file') r.done?.(); return; }
         clearTimeout(timer);
         try { resolve(rendered(r)); } catch (err) { resolve(errorAnswer(err, ex, path)); }
       },

@@ -72,7 +72,8 @@ export class Outgoing<Ctx> {
   private writeHead(status: number, contentType: string, headers: Record<string, string> | undefined): void {
     const res = this.res;
     res.writeStatus(STATUS_TEXT[status] ?? `${status} Unknown`);
-    for (const [k, v] of COMMON_HEADERS) res.writeHeader(k, v);
+    // An answer's own header replaces a common one of the name (Vary: Accept, Accept-Encoding on a route of several formats).
+    for (const [k, v] of COMMON_HEADERS) if (headers === undefined || headers[k] === undefined) res.writeHeader(k, v);
     res.writeHeader('X-Request-Id', this.ex.requestId);
     res.writeHeader('Content-Type', contentType);
     if (headers) for (const k in headers) res.writeHeader(k, headers[k]!);
