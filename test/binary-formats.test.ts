@@ -6,7 +6,6 @@
 // offline, so DuckDB reads the Arrow answer through arrow-rs's Parquet.
 
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -15,7 +14,7 @@ import { Table as WasmTable, readParquet, writeParquet } from 'parquet-wasm';
 import { describe, expect, it } from 'vitest';
 import { linkTarget } from 'civicstream/client';
 import { query } from './helpers/duckdb.js';
-import { expectErrorEnvelope, financeUrl, get } from './helpers/http.js';
+import { expectErrorEnvelope, financeUrl, get, raw } from './helpers/http.js';
 import { parseCsv } from './helpers/csv.js';
 
 type Row = Record<string, unknown>;
@@ -176,17 +175,6 @@ describe('Arrow and Parquet pages of a flat query', () => {
   });
 });
 
-/** A GET whose body comes as sent (fetch would decode a content coding). */
-function rawGet(p: string, headers: Record<string, string>): Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    http.get(`${financeUrl()}${p}`, { headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
-    }).on('error', reject);
-  });
-}
-
 async function saved(bytes: Uint8Array): Promise<string> {
   const name = `saved-${files++}.parquet`;
   writeFileSync(path.join(dir, name), bytes);
@@ -279,11 +267,11 @@ describe('bad formats and the encodings over binary answers', () => {
   it('compresses Arrow (its decoded bytes the identity bytes) and leaves Parquet as it is', async () => {
     const p = '/api/v1/revenue?type=city&years=2020&format=arrow&limit=5000';
     const plain = await fetchBytes(p);
-    const gz = await rawGet(p, { 'Accept-Encoding': 'gzip' });
+    const gz = await raw(p, { 'Accept-Encoding': 'gzip' });
     expect(gz.headers['content-encoding']).toBe('gzip');
     expect(gz.body.length).toBeLessThan(plain.bytes.length / 2);
     expect(gunzipSync(gz.body).equals(Buffer.from(plain.bytes))).toBe(true);
-    const pq = await rawGet('/api/v1/revenue?type=city&years=2020&format=parquet&limit=5000', { 'Accept-Encoding': 'gzip, br' });
+    const pq = await raw('/api/v1/revenue?type=city&years=2020&format=parquet&limit=5000', { 'Accept-Encoding': 'gzip, br' });
     expect(pq.headers['content-encoding']).toBeUndefined();
     expect(Buffer.from(pq.body.subarray(0, 4)).toString()).toBe('PAR1');
   });

@@ -4,27 +4,12 @@
 // each coding has its own ETag and cache entry; small bodies and clients that
 // do not ask get identity; a header that refuses everything is a 406.
 
-import http from 'node:http';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { encodeAnswer } from '../dist/src/server/compress.js';
 import { negotiate, OFFERED } from '../dist/src/server/encoding.js';
 import type { Answer } from '../dist/src/server/answer.js';
-import { arrestsUrl, expectErrorEnvelope, financeUrl } from './helpers/http.js';
-
-interface Raw { status: number; headers: http.IncomingHttpHeaders; body: Buffer }
-
-/** A GET (or HEAD) whose body comes back as sent: fetch would decode it. */
-function raw(path: string, headers: Record<string, string> = {}, base = financeUrl(), method = 'GET'): Promise<Raw> {
-  const u = new URL(base);
-  return new Promise((resolve, reject) => {
-    http.request({ host: u.hostname, port: u.port, path, method, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (d: Buffer) => chunks.push(d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-    }).on('error', reject).end();
-  });
-}
+import { arrestsUrl, expectErrorEnvelope, financeUrl, raw } from './helpers/http.js';
 
 const DECODE: Record<string, (b: Buffer) => Buffer> = {
   gzip: (b) => zlib.gunzipSync(b),

@@ -5,30 +5,19 @@
 // off mid-stream, a HEAD, and an identity page are never kept.
 
 import { spawn } from 'node:child_process';
-import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STREAM_KEPT_ABOVE, keepWhileStreaming } from '../dist/src/server/kept-streams.js';
 import { ResponseCache } from '../dist/src/server/response-cache.js';
-import { get } from './helpers/http.js';
+import { get, raw as rawAt } from './helpers/http.js';
 import { startServer, type Running } from './helpers/server.js';
 
 let s: Running;
 beforeAll(async () => { s = await startServer({ CSV_PAGE_SLOTS: '1', FRONT_THREADS: '1' }); }, 60_000);
 afterAll(async () => { await s?.stop(); });
 
-interface Raw { status: number; headers: http.IncomingHttpHeaders; body: Buffer }
-function raw(path: string, headers: Record<string, string>, method = 'GET'): Promise<Raw> {
-  const u = new URL(s.url);
-  return new Promise((resolve, reject) => {
-    http.request({ host: u.hostname, port: u.port, path, method, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (d: Buffer) => chunks.push(d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-    }).on('error', reject).end();
-  });
-}
+const raw = (path: string, headers: Record<string, string>, method = 'GET') => rawAt(path, headers, s.url, method);
 const health = async () => (await get('/api/v1/health', undefined, s.url)).body.data[0];
 
 describe('compressed bulk pages kept in the response cache', () => {

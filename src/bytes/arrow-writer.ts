@@ -4,8 +4,9 @@
 // worker, for flat pages) and streamed from there like the CSV page.
 //
 // The columns are built by hand rather than with vectorFromArray: it boxes
-// each value and rebuilds strings, 6x slower on a 50,000-row page (56-96 ms
-// against 10-13 ms, measured in bench/results/arrow-parquet.md). Dictionary
+// each value and rebuilds strings, about 6x slower on a 50,000-row page of
+// synthetic columns (56-96 ms against 10-13 ms, measured in a script while
+// this was written; the bench's Arrow pulls are in bench/results/bulk.md). Dictionary
 // columns take their indices from the CSV memo keys the writers already
 // share, so a government's id and name are looked up once a page.
 

@@ -89,3 +89,17 @@ export function dropAfterBytes(port: number, path: string, bytes: number, accept
     sock.on('error', () => resolve(seen));
   });
 }
+
+export interface Raw { status: number; headers: http.IncomingHttpHeaders; body: Buffer }
+
+/** A request (GET by default) whose body comes back as sent: fetch would decode a content coding. */
+export function raw(path: string, headers: Record<string, string> = {}, base = financeUrl(), method = 'GET'): Promise<Raw> {
+  const u = new URL(base);
+  return new Promise((resolve, reject) => {
+    http.request({ host: u.hostname, port: u.port, path, method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (d: Buffer) => chunks.push(d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+    }).on('error', reject).end();
+  });
+}
