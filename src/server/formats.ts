@@ -87,6 +87,22 @@ function matchLevel(r: Ranged, mediaType: string): number {
  */
 export function formatFromAccept(accept: string, formats: readonly Format[]): Format | null | undefined {
   if (accept.trim() === '') return undefined;
+  // Clients send a handful of distinct headers (a browser's, */*), each thousands of times: the choice is
+  // remembered per route's format list and header, as negotiate() remembers a coding (encoding.ts).
+  let byHeader = picked.get(formats);
+  if (byHeader === undefined) picked.set(formats, (byHeader = new Map()));
+  if (byHeader.has(accept)) return byHeader.get(accept);
+  const choice = pick(accept, formats);
+  if (byHeader.size >= PICKS_KEPT) byHeader.clear();
+  byHeader.set(accept, choice);
+  return choice;
+}
+
+/** Headers whose choice is remembered per format list (each at most 16 KB long, so a few MB at worst). */
+const PICKS_KEPT = 256;
+const picked = new WeakMap<readonly Format[], Map<string, Format | null | undefined>>();
+
+function pick(accept: string, formats: readonly Format[]): Format | null | undefined {
   const ranges = mediaRanges(accept);
   if (ranges.length === 0) return undefined;
   let best: Format | null = null, bestQ = 0;
