@@ -179,6 +179,26 @@ describe('expenditure_concept=total', () => {
     const direct = await get(`/api/v1/governments/${hit!.canonical_govid}/spending?expenditure_concept=direct&category=Corrections&years=2011`);
     expect(direct.body.provenance.expenditure_concept_direct_suppressed).toBe(false);
     expect(direct.body.provenance.expenditure_concept_note).toBeNull();
+
+    // All Categories (issue 22, item 4): a boolean, true exactly when some category queried by name says so.
+    const all = (await get(`/api/v1/governments/${hit!.canonical_govid}/spending?expenditure_concept=total&category=All%20Categories&years=2011`)).body;
+    expect(all.meta.expenditure_concept_direct_suppressed).toBe(true);
+    expect(all.provenance.expenditure_concept_direct_suppressed).toBe(true);
+    expect(all.provenance.expenditure_concept_note).toContain('Query the categories by name');
+  });
+
+  it('says for All Categories whether any summed category lacks its Direct leg, as the categories by name say (the issue\'s government and two more)', async () => {
+    const names: string[] = (await get('/api/v1/categories?type=spending')).body.data.map((c: { category: string }) => c.category);
+    for (const gov of ['021282213917', '062037161174', '231005166151']) {
+      const all = (await get(`/api/v1/governments/${gov}/spending?expenditure_concept=total&category=All%20Categories`)).body;
+      expect(typeof all.meta.expenditure_concept_direct_suppressed, gov).toBe('boolean');
+      let any = false;
+      for (const name of names) {
+        const one = await get(`/api/v1/governments/${gov}/spending?expenditure_concept=total&category=${encodeURIComponent(name)}`);
+        if (one.status === 200 && one.body.meta.expenditure_concept_direct_suppressed === true) any = true;
+      }
+      expect(all.meta.expenditure_concept_direct_suppressed, gov).toBe(any);
+    }
   });
 });
 

@@ -63,7 +63,8 @@ export function moneyProvenance(ctx: FinanceCtx, p: ProvenanceInput, s: MoneySum
   let conceptNote: string | null = null;
   if (p.igLeg) {
     conceptNote = IG_NOTE;
-    if (p.allCategories) conceptNote += ' Direct-leg suppression cannot be detected when category is All Categories (it keys on per-category rows); query named categories for that check.';
+    if (p.allCategories && s.directSuppressed) conceptNote += ' NOTE: for at least one requested (year, category) summed into All Categories the Direct leg has no rows in this corpus (a legacy aggregate-only family), so those years\' totals lack its Direct dollars. Query the categories by name to see which, and each row\'s notes for the recipe that recovers them.';
+    else if (p.allCategories) conceptNote += ' Direct-leg suppression was checked category by category (a second pass of the same query): none of the summed categories lacks its Direct leg.';
     else if (s.directSuppressed) conceptNote += ' NOTE: for at least one requested (year, category) the Direct leg has no rows in this corpus (a legacy aggregate-only family): those rows report the intergovernmental leg alone. See each row\'s notes for the recipe that recovers the Direct dollars.';
   }
 
@@ -85,7 +86,7 @@ export function moneyProvenance(ctx: FinanceCtx, p: ProvenanceInput, s: MoneySum
       ? {
           expenditure_concept: p.expenditureConcept,
           expenditure_concept_note: conceptNote,
-          expenditure_concept_direct_suppressed: p.igLeg && p.allCategories ? null : p.igLeg ? s.directSuppressed : false,
+          expenditure_concept_direct_suppressed: p.igLeg ? s.directSuppressed : false,
         }
       : {}),
     ...(p.flows.includes('revenue') && p.revenueConcept !== null ? { revenue_concept: p.revenueConcept } : {}),

@@ -67,12 +67,24 @@ export function governmentMoney(route: MoneyRoute) {
     const plan = planOf(ctx, route, { gids: [gid], years: params.years, params });
     // The signal as a thunk: a job run on a front thread never makes it (see Pool.runSmall).
     const res = await moneyJob(ctx, plan, () => req.signal, true);
+    if (plan.igLeg && plan.allCategories) res.summary.directSuppressed = await directSuppressedByCategory(ctx, plan, req);
     const gov = ctx.catalog.governments[gid]!;
     const env = answer(ctx, route, req, res, plan, { govids: [gov.canonical_govid], govNames: [gov.gov_name], perGovernment: true });
     // A page in CSV, Arrow or Parquet: the same rows, written here (at most 1,000), the envelope's provenance in its metadata.
     if (isPageFormat(params.format)) return tablePage(ctx, route, req.url, params, res, params.format, env.provenance!);
     return envelopeReply(env);
   };
+}
+
+/**
+ * Whether any (year, category) of an All Categories total has no Direct leg in this corpus (issue 22,
+ * item 4). The summed rows cannot say (the check keys on each category's rows), so the same plan runs
+ * once more per category, with no rows asked: a second small job, only for expenditure_concept=total
+ * with All Categories. The spec types the flag boolean; without this pass it was null.
+ */
+async function directSuppressedByCategory(ctx: FinanceCtx, plan: MoneyPlan, req: { signal: AbortSignal }): Promise<boolean> {
+  const perCategory = await moneyJob(ctx, { ...plan, allCategories: false, categories: null, complete: false, suggest: false, offset: 0, limit: 0 }, () => req.signal, true);
+  return perCategory.summary.directSuppressed;
 }
 
 /**
