@@ -55,6 +55,29 @@ describe('per capita and real dollars', () => {
 });
 
 describe('complete=true', () => {
+  it('names the governments not in a dense year\'s survey at all: their cells not_reported, listed in completion.not_in_survey (issue 22, item 2)', async () => {
+    // The issue's government: rows in later years, none at all in FY2011 (the parquet says so).
+    const [{ n }] = await query(`SELECT count(*)::INTEGER AS n FROM ${long()} WHERE canonical_govid = '253005106094' AND year = 2011`);
+    expect(n).toBe(0);
+    const one = (await get('/api/v1/governments/253005106094/spending?complete=true&category=Police&years=2011')).body;
+    expect(one.data.length).toBeGreaterThan(0);
+    expect(one.data.every((r: any) => r.value_source === 'not_reported' && r.amt_nominal === null)).toBe(true);
+    expect(one.provenance.completion.absence_means).toEqual({ 2011: 'census_zero' });
+    expect(one.provenance.completion.not_in_survey).toEqual([{ year: 2011, n_governments: 1, canonical_govids: ['253005106094'] }]);
+    // A government in the survey lists none.
+    expect((await get(`${G}/spending?complete=true&category=Police&years=2011`)).body.provenance.completion.not_in_survey).toEqual([]);
+    // The flat route fills the same way: Massachusetts's towns (townships) with no FY2011 row at all, as DuckDB finds them.
+    const cohort: string[] = (await get('/api/v1/governments?state=MA&type=township&limit=1000')).body.data.map((g: any) => g.canonical_govid);
+    const reported = new Set((await query(`SELECT DISTINCT canonical_govid FROM ${long()} WHERE year = 2011`)).map((r) => r.canonical_govid as string));
+    const absent = cohort.filter((id) => !reported.has(id)).sort();
+    expect(absent.length).toBeGreaterThan(0);
+    const flat = (await get('/api/v1/spending?state=MA&type=township&complete=true&category=Police&years=2011,2019&limit=1')).body;
+    const listed = flat.provenance.completion.not_in_survey;
+    expect(listed.map((x: any) => x.year)).toEqual([2011]);
+    expect(listed[0].n_governments).toBe(absent.length);
+    expect([...listed[0].canonical_govids].sort()).toEqual(absent);
+  });
+
   it('fills the grid: census_zero ($0) in FY2011, not_reported (null) from FY2012, counted in meta.total', async () => {
     const plain = (await get(`${G}/spending?category=Libraries,Corrections,Education%20K-12`)).body;
     const full = (await get(`${G}/spending?category=Libraries,Corrections,Education%20K-12&complete=true`)).body;
@@ -69,7 +92,7 @@ describe('complete=true', () => {
       else expect(r).toMatchObject({ value_source: 'not_reported', amt_nominal: null });
     }
     expect(full.provenance.completion).toMatchObject({ applied: true, absence_means: { 2011: 'census_zero', 2019: 'not_reported', 2020: 'not_reported' } });
-    expect(plain.provenance.completion).toEqual({ applied: false, rows_filled: 0, absence_means: {} });
+    expect(plain.provenance.completion).toEqual({ applied: false, rows_filled: 0, absence_means: {}, not_in_survey: [] });
     expect('value_source' in plain.data[0]).toBe(false);
   });
 

@@ -107,11 +107,31 @@ export function moneyProvenance(ctx: FinanceCtx, p: ProvenanceInput, s: MoneySum
     transformations: transformations(cat, p, s),
     series_break_refs: seriesRefs,
     corpus_break_refs: corpusRefs,
-    completion: { applied: p.complete, rows_filled: s.rowsFilled, absence_means: p.complete ? absence : {} },
+    completion: { applied: p.complete, rows_filled: s.rowsFilled, absence_means: p.complete ? absence : {}, not_in_survey: p.complete ? notInSurvey(ctx, s) : [] },
     balance_caveats: p.flows.includes('balance') ? balanceCaveats(ctx, s, p.years) : null,
     manifest: manifestBlock(ctx),
     sql_query: p.sql,
   };
+}
+
+/** Governments named a year at most in completion.not_in_survey; n_governments counts them all. */
+export const NOT_IN_SURVEY_LISTED = 1000;
+
+/**
+ * The exceptions to absence_means (issue 22, item 2): per dense year, the governments with no row at all in
+ * that year's survey, whose cells are not_reported, not census_zero. Their count, and their ids up to
+ * NOT_IN_SURVEY_LISTED (in the walk's order), so a national answer stays bounded and says what it cut.
+ */
+function notInSurvey(ctx: FinanceCtx, s: MoneySummary): { year: number; n_governments: number; canonical_govids: string[] }[] {
+  const byYear = new Map<number, number[]>();
+  for (const [gov, year] of s.notInSurvey) {
+    let list = byYear.get(year);
+    if (list === undefined) byYear.set(year, (list = []));
+    list.push(gov);
+  }
+  return [...byYear].sort(([a], [b]) => a - b).map(([year, govs]) => ({
+    year, n_governments: govs.length, canonical_govids: govs.slice(0, NOT_IN_SURVEY_LISTED).map((g) => ctx.catalog.governments[g]!.canonical_govid),
+  }));
 }
 
 export const subtypeColumn = (flow: Flow): string => (flow === 'expenditure' ? 'spend_subtype' : flow === 'revenue' ? 'revenue_subtype' : 'balance_subtype');

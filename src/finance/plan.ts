@@ -151,6 +151,8 @@ export interface MoneySummary {
   /** "year:category" -> recipe indexes recovering the suppressed Direct leg. */
   suppressedRecipes: Record<string, number[]>;
   rowsFilled: number;
+  /** With completion: [gov, year] of each government with no row at all in a dense year of the query (its cells not_reported). */
+  notInSurvey: [number, number][];
   popYears: number[];
   popCounts: { census_f33: number; unavailable: number };
   balanceSubtypes: number[];

@@ -119,6 +119,7 @@ function merge(parts: MoneyResult[], plan: MoneyPlan): MoneyResult {
     directSuppressed: s.some((x) => x.directSuppressed),
     suppressedRecipes: Object.assign({}, ...s.map((x) => x.suppressedRecipes)),
     rowsFilled: s.reduce((n, x) => n + x.rowsFilled, 0),
+    notInSurvey: s.flatMap((x) => x.notInSurvey),
     popYears: union((x) => x.popYears),
     popCounts: { census_f33: s.reduce((n, x) => n + x.popCounts.census_f33, 0), unavailable: s.reduce((n, x) => n + x.popCounts.unavailable, 0) },
     balanceSubtypes: union((x) => x.balanceSubtypes),

@@ -24,6 +24,8 @@ export class SummaryAcc {
   readonly suggestHits = new Map<number, Set<number>>();
   readonly suppressedRecipes: Record<string, number[]> = {};
   rowsFilled = 0;
+  /** With completion: [gov, year] of each government with no row at all in a dense (census_zero) year, flattened. */
+  readonly notInSurvey: number[] = [];
   private readonly Y: number;
   private readonly peerTarget: number | null;
   private readonly dropNoPopulation: boolean;
@@ -128,6 +130,7 @@ export class SummaryAcc {
       directSuppressed: Object.keys(this.suppressedRecipes).length > 0,
       suppressedRecipes: this.suppressedRecipes,
       rowsFilled: this.rowsFilled,
+      notInSurvey: pairs(this.notInSurvey),
       popYears: sortedUnique(this.popYears),
       popCounts: this.popCounts,
       balanceSubtypes: [...this.balanceSubs],
@@ -182,4 +185,11 @@ function peerCells(cells: Map<string, PeerValues>): PeerCell[] {
     });
   }
   return out.sort((a, b) => a.year - b.year || a.sub - b.sub || a.cat - b.cat);
+}
+
+/** A flat list of pairs as [a, b] tuples, pushed one by one (packed: see reporting). */
+function pairs(flat: number[]): [number, number][] {
+  const out: [number, number][] = [];
+  for (let i = 0; i < flat.length; i += 2) out.push([flat[i]!, flat[i + 1]!]);
+  return out;
 }

@@ -176,6 +176,9 @@ function rowsGroup(w: Walk, n: number, gi: number, yi: number, year: number, gov
   if (g >= 0 && plan.igLeg && !plan.allCategories) flagSuppressed(x, rows, g, year, type, acc.suppressedRecipes);
   const reported = rows.length;
   if (plan.complete) {
+    // Not in that year's survey at all: its cells are not_reported even in a dense year (issue 22, item 2).
+    // (A government with no group has no population either: where those are dropped, it is not listed.)
+    if (g < 0 && !plan.dropNoPopulation && x.e.censusZeroYears.includes(year)) acc.notInSurvey.push(gov, year);
     acc.rowsFilled += fill(x, gov, year, type, g, rows);
     orderFilled(e, rows, reported);
   }
