@@ -5,7 +5,7 @@
 // context holding a runner does not load the workers, nor they it.
 
 import type { CodeYearsArgs, CodeYearsResult, GovernmentYearsArgs, GovernmentYearsResult, MoneyPageArgs, MoneyPageResult, PackedMoneyResult, PeersArgs, PeersResult } from './finance/job-io.js';
-import type { MoneyPlan } from './finance/plan.js';
+import type { MoneyCount, MoneyPlan } from './finance/plan.js';
 
 /** A deliberate fault, for the worker-fault test only (workers/fault.ts). */
 export interface FaultArgs {
@@ -18,7 +18,7 @@ export interface Jobs {
   money: [MoneyPlan, PackedMoneyResult];
   moneyPage: [MoneyPageArgs, MoneyPageResult];
   /** A flat query's row count (workers/finance/money-count.ts), for a plan plan.ts calls countable. */
-  moneyCount: [MoneyPlan, number];
+  moneyCount: [MoneyPlan, MoneyCount];
   codeYears: [CodeYearsArgs, CodeYearsResult];
   peers: [PeersArgs, PeersResult];
   fault: [FaultArgs, never];

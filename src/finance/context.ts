@@ -11,6 +11,8 @@ import type { LoadStats } from './corpus-layout.js';
 import type { EngineCatalog } from './engine-catalog.js';
 import type { TextMemo } from './table-ctx.js';
 
+import type { MoneyCount } from './plan.js';
+
 export interface FinanceCtx {
   catalog: Catalog;
   engine: EngineCatalog;
@@ -38,8 +40,8 @@ export interface FinanceCtx {
 
   /** Governments of a state and/or type (key `fips|type`), sorted by gid, built on first use. */
   cohorts: Map<string, number[]>;
-  /** Row counts of CSV queries already answered once (the corpus is immutable), oldest first. */
-  counts: Map<string, number>;
+  /** Row counts and coverage of bulk queries already answered once (the corpus is immutable), oldest first. */
+  counts: Map<string, MoneyCount>;
   routes: RouteSpec<FinanceCtx>[];
   startedAt: number;
   workers: number;

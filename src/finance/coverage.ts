@@ -4,6 +4,7 @@
 import { apiError, type ApiError } from '../server/errors.js';
 import { enumParam } from '../server/params.js';
 import type { Catalog } from './catalog.js';
+import type { MoneyCount } from './plan.js';
 import { yearsParam } from './params.js';
 
 export const isCensusYear = (y: number): boolean => y % 10 === 2 || y % 10 === 7;
@@ -69,6 +70,22 @@ export function expectedByRegistry(cat: Catalog, gids: readonly number[], yearsP
       const g = cat.governments[gid]!;
       return ((g.first_year ?? -Infinity) <= year && year <= (g.last_year ?? Infinity)) || reportedIn.get(year)?.has(gid) === true;
     }).length;
+}
+
+/**
+ * A bulk page's coverage headers (issue 22, item 7), from a query's count: the latest requested year's
+ * units expected (registry lifespan, plus the reporters outside it, as expectedByRegistry counts them)
+ * and reporting, the same figures meta gives the JSON answer of the query.
+ */
+export function unitsHeaders(cat: Catalog, gids: readonly number[], years: number[], count: MoneyCount): Record<string, string> {
+  if (years.length === 0) return {};
+  const last = years.length - 1, year = years[last]!;
+  const lifespan = gids.filter((gid) => {
+    const g = cat.governments[gid]!;
+    return (g.first_year ?? -Infinity) <= year && year <= (g.last_year ?? Infinity);
+  }).length;
+  const reporting = count.reporting[last]!;
+  return { 'X-Units-Expected': String(Math.max(lifespan + count.outsideLifespan[last]!, reporting)), 'X-Units-Reporting': String(reporting) };
 }
 
 /** Coverage per year. A unit that reported is expected by definition, so expected is never below reporting. */

@@ -62,6 +62,9 @@ export interface EngineCatalog {
   /** Per gid: government type 0-3 and rank of canonical_govid in ascending order. */
   govType: Uint8Array;
   govRank: Uint32Array;
+  /** Per gid: the registry lifespan (first_year, last_year), 0 where the registry gives none (no bound). */
+  govFirstYear: Uint16Array;
+  govLastYear: Uint16Array;
   recipes: EngineRecipe[];
   /** Per category id: recipes that share a component code with it (intergovernmental ones excluded). */
   categoryRecipes: number[][];
@@ -139,7 +142,8 @@ export function buildEngineCatalog(cat: Catalog): EngineCatalog {
 
   return {
     nCodes, codeFlow, codeCat, codeSub, codeKey: rowCategoryKeys(codeCat, categories.length), categories, categoryFlow, categoryRank: rank(categories), subtypes, subtypeRank: rank(subtypes),
-    govType, govRank, recipes, categoryRecipes, supersedes, grid, censusZeroYears,
+    govType, govRank, govFirstYear: Uint16Array.from(cat.governments, (g) => g.first_year ?? 0),
+    govLastYear: Uint16Array.from(cat.governments, (g) => g.last_year ?? 0), recipes, categoryRecipes, supersedes, grid, censusZeroYears,
     hasRepresentation: cat.sourceFiles.has('representation') && cat.sourceFiles.has('code_set'),
   };
 }

@@ -19,6 +19,8 @@ import { moneyFields } from './money-routes.js';
 import { govidListParam, pageParam, stateParam, typeParam, yearsParam, type GovidList } from './params.js';
 import { countMoney, runMoney, runMoneyPage } from './run-money.js';
 import { isPageFormat, pageHeaders, pageMetadata, queryProvenance } from './page-formats.js';
+import { coverageMeta, coverageRows, expectedByRegistry, unitsHeaders } from './coverage.js';
+import type { MoneyCount } from './plan.js';
 import { STATE_BY_FIPS } from '../geo/states.js';
 
 type Route = RouteSpec<FinanceCtx>;
@@ -92,11 +94,11 @@ function countKey(route: MoneyRoute, params: FlatParams): string {
   return shortDigest(`${route.verb}?${JSON.stringify(rest)}`);
 }
 
-/** Row counts kept: about 150 bytes each (a 27-character key, a number, the map's entry), so under 1.5 MB a thread. */
+/** Counts kept: a 27-character key, the total and two numbers a requested year (at most 58), so under 10 MB a thread. */
 export const COUNTS_KEPT = 10_000;
-function rememberCount(counts: Map<string, number>, key: string, total: number): void {
+function rememberCount(counts: Map<string, MoneyCount>, key: string, count: MoneyCount): void {
   if (counts.size >= COUNTS_KEPT) counts.delete(counts.keys().next().value!);
-  counts.set(key, total);
+  counts.set(key, count);
 }
 
 function flatHandler(route: MoneyRoute) {
@@ -114,19 +116,23 @@ function flatHandler(route: MoneyRoute) {
 
     const format = params.format;
     if (isPageFormat(format)) {
-      // A bulk page's provenance is the query's (page-formats.ts), so once a query's total is known its pages need only walk to their end.
+      // A bulk page's provenance is the query's (page-formats.ts), so once a query's count is known its pages need only walk to their end.
       const key = countKey(route, params);
       const known = ctx.counts.get(key);
+      // Coverage headers on a cohort (state and/or type), as meta has them on its JSON answer.
+      const headers = (count: MoneyCount): Record<string, string> => ({
+        ...pageHeaders(route, req.url, count.total, params, format), ...(list ? {} : unitsHeaders(ctx.catalog, gids, plan.years, count)),
+      });
       // HEAD sends the headers only: the total, counted (or remembered), never a page written.
       if (req.head) {
-        const total = known ?? (await countMoney(ctx, plan, req.signal));
-        if (known === undefined) rememberCount(ctx.counts, key, total);
-        return { kind: 'stream', format, headers: pageHeaders(route, req.url, total, params, format), next: () => null };
+        const count = known ?? (await countMoney(ctx, plan, req.signal));
+        if (known === undefined) rememberCount(ctx.counts, key, count);
+        return { kind: 'stream', format, headers: headers(count), next: () => null };
       }
       const metadata = format === 'csv' ? [] : pageMetadata(queryProvenance(ctx, route, req.url, params));
       const page = await runMoneyPage(ctx, plan, route, params, { format, metadata }, known, req.signal);
-      if (known === undefined) rememberCount(ctx.counts, key, page.total);
-      return { kind: 'stream', format, headers: pageHeaders(route, req.url, page.total, params, format), next: page.next, done: page.release };
+      if (known === undefined) rememberCount(ctx.counts, key, page.count);
+      return { kind: 'stream', format, headers: headers(page.count), next: page.next, done: page.release };
     }
     const res = await runMoney(ctx, plan, req.signal);
     const found = list ? list.found.filter((id) => match(ctx.catalog.govId.get(id)!)) : [];
@@ -146,6 +152,8 @@ function flatHandler(route: MoneyRoute) {
         ...(fips !== undefined ? { state: STATE_BY_FIPS.get(fips)?.code } : {}),
         ...(type !== undefined ? { type } : {}),
         ...(params.format !== undefined ? { format: params.format } : {}),
+        // A cohort's coverage (issue 22, item 7): how many of its units reported, so a ranking says of how many.
+        ...(list ? {} : coverageMeta(coverageRows(plan.years, res.summary.reporting, expectedByRegistry(ctx.catalog, gids, res.summary.yearsPresent)))),
       },
     }));
   };

@@ -4,7 +4,7 @@
 
 import type { PageLease } from '../bytes/page-arena.js';
 import type { MoneyRoute, MoneyTableOptions } from './money-table.js';
-import type { MoneyPlan, MoneyResult, PackedMoneyRows } from './plan.js';
+import type { MoneyCount, MoneyPlan, MoneyResult, PackedMoneyRows } from './plan.js';
 
 /** A money result as it crosses threads: its rows in one buffer (plan.ts rowsOf makes the views again). */
 export type PackedMoneyResult = Omit<MoneyResult, 'rows'> & { rows: PackedMoneyRows };
@@ -54,6 +54,8 @@ export interface MoneyPageArgs {
 export interface MoneyPageResult {
   /** The plan's row count (only up to the page's end when plan.stopAtPage). */
   total: number;
+  /** The query's count and coverage when the job walked it whole (not plan.stopAtPage), else null. */
+  count: MoneyCount | null;
   /** The page's bytes: the first `length` of the leased slot when inSlot, else bytes. */
   inSlot: boolean;
   length: number;

@@ -57,6 +57,32 @@ export const fastPath = (p: MoneyPlan): boolean =>
  */
 export const countable = (p: MoneyPlan): boolean => fastPath(p) && !p.consistent;
 
+/**
+ * A query's count with its coverage, per plan.years index: reporting, governments with a row of the query
+ * that year; outsideLifespan, those of them whose registry lifespan does not cover the year (a unit that
+ * reported is expected by definition, so expected = lifespan count + these). For a bulk page's headers.
+ */
+export interface MoneyCount {
+  total: number;
+  reporting: number[];
+  outsideLifespan: number[];
+}
+
+/** Whether the registry lifespan of gid (0 = no bound) covers year. */
+export const inLifespan = (e: { govFirstYear: Uint16Array; govLastYear: Uint16Array }, gid: number, year: number): boolean => {
+  const a = e.govFirstYear[gid]!, b = e.govLastYear[gid]!;
+  return (a === 0 || a <= year) && (b === 0 || year <= b);
+};
+
+/** The coverage of a summary's [gid, years] presence, per plan.years index, as MoneyCount has it. */
+export function countOfSummary(e: { govFirstYear: Uint16Array; govLastYear: Uint16Array }, years: number[], total: number, s: Pick<MoneySummary, 'reporting' | 'yearsPresent'>): MoneyCount {
+  const outsideLifespan: number[] = [];
+  for (let i = 0; i < years.length; i++) outsideLifespan.push(0);
+  const index = new Map(years.map((y, i) => [y, i]));
+  for (const [gid, ys] of s.yearsPresent) for (const y of ys) if (!inLifespan(e, gid, y)) outsideLifespan[index.get(y)!]!++;
+  return { total, reporting: [...s.reporting], outsideLifespan };
+}
+
 export const planDefaults: Pick<MoneyPlan, 'consistent' | 'keepGovs' | 'dropNoPopulation' | 'peerTarget' | 'stopAtPage'> = {
   consistent: false, keepGovs: [], dropNoPopulation: false, peerTarget: null, stopAtPage: false,
 };

@@ -8,7 +8,7 @@ import { apiError } from '../server/errors.js';
 import type { FinanceCtx } from './context.js';
 import type { PageFormat } from './job-io.js';
 import { tableOptions, type MoneyRoute, type TableParams } from './money-table.js';
-import { countable, fastPath, rowsOf, type MoneyPlan, type MoneyResult, type MoneyRows, type MoneySummary } from './plan.js';
+import { countable, countOfSummary, fastPath, rowsOf, type MoneyCount, type MoneyPlan, type MoneyResult, type MoneyRows, type MoneySummary } from './plan.js';
 
 /**
  * One money job, its rows as views again. A small one runs on a front thread itself, or is batched
@@ -20,7 +20,8 @@ export async function moneyJob(ctx: FinanceCtx, plan: MoneyPlan, signal?: AbortS
 }
 
 export interface BulkPage {
-  total: number;
+  /** The query's count and coverage (MoneyCount): X-Total-Count and X-Units-*. */
+  count: MoneyCount;
   /** Pulls the page's bytes in chunks. */
   next: () => Uint8Array | null;
   /** Gives the page's slot back; called once the page is streamed or abandoned. */
@@ -38,7 +39,7 @@ export interface BulkPage {
  */
 export async function runMoneyPage(
   ctx: FinanceCtx, plan: MoneyPlan, route: MoneyRoute, params: TableParams, page: { format: PageFormat; metadata: [string, string][] },
-  known: number | undefined, signal: AbortSignal,
+  known: MoneyCount | undefined, signal: AbortSignal,
 ): Promise<BulkPage> {
   const lease = ctx.pages.acquire();
   if (lease === null) {
@@ -55,9 +56,10 @@ export async function runMoneyPage(
   const count = known === undefined && early ? countMoney(ctx, plan, both) : undefined;
   try {
     const [p, c] = await Promise.all([job, count]);
-    const total = known ?? c ?? p.total;
+    // A page job that stopped at its page's end counted only so far; then the count job (or the memo) has it.
+    const total = known ?? c ?? p.count!;
     // A page larger than its slot comes back as bytes; its stream still holds the slot, so streams stay capped.
-    return { total, next: chunksOf(p.inSlot ? ctx.pages.view(lease.slot, p.length) : p.bytes!), release };
+    return { count: total, next: chunksOf(p.inSlot ? ctx.pages.view(lease.slot, p.length) : p.bytes!), release };
   } catch (err) {
     sibling.abort();
     // The page job may still be writing the slot: the arena frees it once the writer is done or its thread gone.
@@ -72,9 +74,10 @@ export async function runMoneyPage(
  * walk, so a never-seen query's first bulk pull costs about what a repeat does (issue 19). Any other plan
  * is walked by the money job with an empty page.
  */
-export async function countMoney(ctx: FinanceCtx, plan: MoneyPlan, signal?: AbortSignal): Promise<number> {
+export async function countMoney(ctx: FinanceCtx, plan: MoneyPlan, signal?: AbortSignal): Promise<MoneyCount> {
   if (countable(plan)) return ctx.pool.run('moneyCount', plan, signal);
-  return (await runMoney(ctx, { ...plan, stopAtPage: false, offset: 0, limit: 0 }, signal)).total;
+  const r = await runMoney(ctx, { ...plan, stopAtPage: false, offset: 0, limit: 0 }, signal);
+  return countOfSummary(ctx.engine, plan.years, r.total, r.summary);
 }
 
 /** Government-years above which a plan is worth splitting across workers. */

@@ -7,21 +7,28 @@
 // Parquet page carries none of it.
 
 import type { EngineCatalog } from '../../src/finance/engine-catalog.js';
-import { countable, type MoneyPlan } from '../../src/finance/plan.js';
+import { countable, inLifespan, type MoneyCount, type MoneyPlan } from '../../src/finance/plan.js';
 import type { FinanceView } from './corpus.js';
 import { aggregate, type Ctx } from './money-scan.js';
 import { shapeOf } from './money-shape.js';
 
-/** The rows money(plan) would count in its total, for a countable plan (src/finance/plan.ts); offset, limit and stopAtPage are ignored. */
-export function countRows(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): number {
+/**
+ * The rows money(plan) would count in its total, for a countable plan (src/finance/plan.ts), and the
+ * governments reporting each year (a group with a row of the query, before the subtype filter, as the
+ * money job's summary counts them); offset, limit and stopAtPage are ignored.
+ */
+export function countRows(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyCount {
   if (!countable(plan)) throw new Error('countRows: this plan needs the money job (complete, consistent, peers or dropped populations)');
   const { cells, ...shape } = shapeOf(e, plan);
   const x: Ctx = { c, e, plan, ...shape, na: { rows: 0, amount: 0 }, rowsRead: 0 };
   const Y = plan.years.length;
-  if (Y === 0) return 0;
+  const reporting: number[] = [], outsideLifespan: number[] = [];
+  for (let i = 0; i < Y; i++) { reporting.push(0); outsideLifespan.push(0); }
+  if (Y === 0) return { total: 0, reporting, outsideLifespan };
   const y0 = Math.min(...plan.years), y1 = Math.max(...plan.years);
-  const want = new Uint8Array(y1 - y0 + 1);
-  for (const y of plan.years) want[y - y0] = 1;
+  // want: the year's index in plan.years + 1 (0: not asked).
+  const want = new Uint16Array(y1 - y0 + 1);
+  plan.years.forEach((y, i) => { want[y - y0] = i + 1; });
   const subtype = plan.subtype, cellSub = cells.cellSub, gm = c.govMeta;
   let total = 0;
   for (const gov of new Set(plan.govs)) {
@@ -29,9 +36,14 @@ export function countRows(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): nu
       const year = gm[4 * k + 3]! >>> 16;
       if (year < y0 || year > y1 || want[year - y0] === 0) continue;
       aggregate(x, cells, gov, year, k);
+      if (cells.nTouched > 0) {
+        const yi = want[year - y0]! - 1;
+        reporting[yi]!++;
+        if (!inLifespan(e, gov, year)) outsideLifespan[yi]!++;
+      }
       if (subtype === null) { total += cells.nTouched; continue; }
       for (let t = 0; t < cells.nTouched; t++) if (cellSub[cells.touched[t]!] === subtype) total++;
     }
   }
-  return total;
+  return { total, reporting, outsideLifespan };
 }

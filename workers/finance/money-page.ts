@@ -13,6 +13,7 @@ import { parquetBytes } from '../../src/bytes/parquet-writer.js';
 import type { ColumnTable } from '../../src/bytes/column-table.js';
 import type { MoneyPageArgs, MoneyPageResult } from '../../src/finance/job-io.js';
 import { moneyTable } from '../../src/finance/money-table.js';
+import { countOfSummary } from '../../src/finance/plan.js';
 import type { TableCtx } from '../../src/finance/table-ctx.js';
 import type { FinanceView } from './corpus.js';
 import { money } from './money.js';
@@ -43,7 +44,8 @@ export function moneyPage(c: FinanceView, t: TableCtx, pages: PageSlots, writer:
   }
   // A page too large for the slot grew out of it into a buffer of its own.
   const inSlot = into !== null && bytes.buffer === into.buffer;
-  return { total: res.total, inSlot, length: bytes.length, bytes: inSlot ? null : ownBuffer(bytes) };
+  const count = a.plan.stopAtPage ? null : countOfSummary(t.engine, a.plan.years, res.total, res.summary);
+  return { total: res.total, count, inSlot, length: bytes.length, bytes: inSlot ? null : ownBuffer(bytes) };
 }
 
 /** A view that is all of its buffer, so moving the buffer moves nothing else (parquet-wasm's bytes are a copy out of wasm memory already). */
