@@ -82,6 +82,51 @@ describe('civicstream query', () => {
   }, 60_000);
 });
 
+describe('civicstream query: the API\'s routes by name, its keys either way, tables that say what they cut (issue 22, item 8)', () => {
+  it('government-revenue is one government\'s history, the per-government route\'s rows; revenue with --govid the flat route\'s latest year', async () => {
+    const args = ['--govid', '062037161174', '--category', 'Property Tax', '--data', V6, '--format', 'json'];
+    const history = JSON.parse((await cli(['query', 'government-revenue', ...args])).stdout);
+    const api = (await get('/api/v1/governments/062037161174/revenue?category=Property%20Tax')).body;
+    expect(history.data).toEqual(api.data);
+    expect(new Set(history.data.map((r: any) => r.year))).toEqual(new Set([2011, 2019, 2020]));
+    const flat = JSON.parse((await cli(['query', 'revenue', ...args])).stdout);
+    expect(new Set(flat.data.map((r: any) => r.year))).toEqual(new Set([2020]));
+  }, 60_000);
+
+  it('--help names the route each command calls and its defaults, from the route table', async () => {
+    const help = (await cli(['query', '--help'])).stdout;
+    expect(help).toContain('government-revenue   GET /api/v1/governments/{govid}/revenue');
+    expect(help).toMatch(/revenue {14}GET \/api\/v1\/revenue\n {23}defaults: years=the latest published year/);
+    expect(help).toMatch(/government-spending {2}GET \/api\/v1\/governments\/\{govid\}\/spending\n {23}defaults: years=every published year/);
+  });
+
+  it('takes kebab-case flags as the API\'s snake_case keys, and refuses both spellings of one', async () => {
+    const q = ['--state', 'DE', '--type', 'city', '--years', '2020', '--category', 'Police', '--data', V6, '--format', 'csv'];
+    const kebab = await cli(['query', 'spending', ...q, '--per-capita', 'true', '--adjust', 'real', '--base-year', '2019']);
+    expect(kebab.code).toBe(0);
+    const api = await (await fetch(`${financeUrl()}/api/v1/spending?state=DE&type=city&years=2020&category=Police&per_capita=true&adjust=real&base_year=2019&format=csv`)).text();
+    expect(kebab.stdout).toBe(api);
+    const both = await cli(['query', 'spending', ...q, '--per-capita', 'true', '--per_capita', 'true']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--per_capita and --per_capita are the same parameter');
+  }, 60_000);
+
+  it('--format table ends a cut cell with an ellipsis and says which rows of how many it shows; peers print as a table', async () => {
+    const page = await cli(['query', 'spending', '--state', 'CA', '--type', 'city', '--years', '2011', '--limit', '5', '--data', V6, '--format', 'table']);
+    const lines = page.stdout.trimEnd().split('\n');
+    expect(lines.length).toBe(2 + 5 + 1);
+    const total = (await get('/api/v1/spending?state=CA&type=city&years=2011&limit=1')).body.meta.total;
+    expect(lines.at(-1)).toBe(`(rows 1-5 of ${total}; --page 1 for the next)`);
+    // A recipe's label is longer than a cell: it is cut and marked. An answer without rows says so.
+    const cut = await cli(['query', 'government-revenue', '--govid', '231005166151', '--recipe', 'ig_state_total_wide', '--data', V6, '--format', 'table']);
+    expect(cut.stdout).toContain('  State IG revenue, whole leg (C-- wide, …  recipe');
+    const none = await cli(['query', 'government-revenue', '--govid', '231005166151', '--category', 'IG State', '--basis', 'raw', '--years', '2011', '--data', V6, '--format', 'table']);
+    expect(none.stdout).toBe('(no rows)\n');
+    const peers = await cli(['query', 'peers', '--govid', '101003101811', '--data', V6, '--format', 'table']);
+    expect(peers.stdout.split('\n')[0]).toMatch(/^rank +canonical_govid +gov_name/);
+  }, 60_000);
+});
+
 /** The API's CSV pages of a flat query, concatenated, the header kept only if asked. */
 async function apiPages(query: string, header: boolean, route = 'spending'): Promise<string> {
   let text = '';

@@ -140,4 +140,16 @@ describe('typed client', () => {
     expect(await tsc(good)).toBe('');
     expect(await tsc(bad)).toMatch(/error TS2322: Type '"village"' is not assignable/);
   }, 60_000);
+
+  it('names the URL it could not reach, and how often it tried (issue 22, item 8)', async () => {
+    // A port nothing listens on: a server started and closed again.
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const c = financeClient(`http://127.0.0.1:${port}`, { retries: 1, backoffMs: 1 });
+    const err = await c.get('/api/v1/governments', { state: 'DE' }).catch((e: unknown) => e as Error);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).message).toBe(`could not reach http://127.0.0.1:${port}/api/v1/governments?state=DE after 2 attempts: connect ECONNREFUSED 127.0.0.1:${port}`);
+  });
 });

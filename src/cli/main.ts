@@ -12,7 +12,8 @@ import { CONFIG_VARS, PROJECT_ROOT, readConfig } from '../config.js';
 import { LoadError } from '../corpus/load-error.js';
 import { GOV_TYPES } from '../finance/catalog.js';
 import { parseArgs, type Args, CliError } from './args.js';
-import { openFinance, runRoute, QUERY_ROUTES, replyText } from './offline.js';
+import { apiKeys, openFinance, runRoute, QUERY_ROUTES, queryRoutesHelp, replyText, TABLE_CELL } from './offline.js';
+import { financeRoutes } from '../finance/routes.js';
 import { writeParquetPages } from './export-parquet.js';
 import { csvPages, writeCsvPages } from './pages.js';
 import { bulkOf } from '../finance/bulk-set.js';
@@ -57,7 +58,7 @@ const COMMANDS: Command[] = [
   {
     name: 'query',
     summary: 'Answer an API question offline, from a mirror: same engine, same parameters, same output.',
-    usage: `civicstream query <${Object.keys(QUERY_ROUTES).join('|')}> [--data <mirror>] [--format csv|json|table] [--<parameter> <value>]...\n\nEvery API parameter of the route is a flag of the same name (--govid, --state, --type, --years, --category, ...).\n--format csv on spending and revenue is the API's CSV byte for byte; json is the API's envelope.\n--data defaults to FINANCE_DATA, else the bundled mirror.\n\nExample:\n  civicstream query spending --state DE --type city --years 2011-2020 --format csv`,
+    usage: `civicstream query <${Object.keys(QUERY_ROUTES).join('|')}> [--data <mirror>] [--format csv|json|table] [--<parameter> <value>]...\n\nEach name calls one API route (its defaults, from the route table):\n${queryRoutesHelp(financeRoutes)}\n\nEvery API parameter of the route is a flag of the same name (--govid, --state, --type, --years, --category, ...), in snake_case or kebab-case (--per_capita or --per-capita).\nspending and revenue are many governments' rows (the latest year unless --years); government-spending and government-revenue one government's history.\n--format csv is the API's CSV byte for byte where the route has one; json is the API's envelope; table cuts cells past ${TABLE_CELL} characters (ending them with …) and says which rows of how many it shows.\n--data defaults to FINANCE_DATA, else the bundled mirror.\n\nExamples:\n  civicstream query spending --state DE --type city --years 2011-2020 --format csv\n  civicstream query government-revenue --govid 062037161174 --category 'Property Tax' --format table`,
     run: async (a) => {
       const name = a.positional[0];
       if (name === undefined || !(name in QUERY_ROUTES)) throw new CliError(`query: name a route: ${Object.keys(QUERY_ROUTES).join(', ')}`);
@@ -88,7 +89,7 @@ const COMMANDS: Command[] = [
       if (route !== 'spending' && route !== 'revenue') throw new CliError(`export: --route must be spending or revenue; got '${route}'`);
       const off = await openFinance(a.flags.get('data'), a.flags.get('workers'));
       try {
-        const params = new Map([...a.flags].filter(([k]) => !['data', 'workers', 'out', 'route', 'format'].includes(k)));
+        const params = apiKeys(new Map([...a.flags].filter(([k]) => !['data', 'workers', 'out', 'route', 'format'].includes(k))));
         if (!params.has('years')) params.set('years', `${off.ctx.catalog.years[0]}-${off.ctx.catalog.maxYear}`);
         // No limit: a CSV page defaults to the route's cap (50,000 rows; fewer with subtype or recipe).
         params.set('format', 'csv');

@@ -69,7 +69,11 @@ export class Client<R extends RouteTable> {
       try {
         res = await this.fetch(url);
       } catch (e) {
-        if (attempt >= this.retries) throw e;
+        // fetch says only "fetch failed": the error names the URL and the attempts, its cause kept.
+        if (attempt >= this.retries) {
+          const why = e instanceof Error ? ((e.cause as Error | undefined)?.message ?? e.message) : String(e);
+          throw new Error(`could not reach ${url} after ${attempt + 1} attempt${attempt === 0 ? '' : 's'}: ${why}`, { cause: e });
+        }
         await sleep(this.backoffMs * 2 ** attempt);
         continue;
       }

@@ -76,6 +76,8 @@ export async function serveOrBuild(set: BulkSet, service: Service<FinanceCtx>, d
     if (dir === null) return { source: 'none', dir: null };
   }
   set.source = 'cache';
+  // The files found were posted before the source was known: the threads that follow get it now.
+  set.onChange?.();
   if (build) await buildMissing(set, service, dir, o);
   if (set.missing().length === 0) removeOtherSets(dir);
   return { source: 'cache', dir };
