@@ -20,6 +20,7 @@ import { ConnectionGate, defaultCap, descriptorLimit, openDescriptors, shareGate
 import { Listener } from './server/listener.js';
 import { assertPortFree } from './server/port-check.js';
 import { buildApp, drain, inFlight } from './server/http.js';
+import { humanLine } from './human-line.js';
 import { loadUws, type UWS } from './server/uws.js';
 import type { FrontData, FrontEvent } from './front.js';
 
@@ -76,6 +77,8 @@ async function main(): Promise<void> {
       event: 'listening', service, host: config.host, port,
       startup_ms: Math.round(performance.now() - t0), workers: config.workers, rss_bytes: process.memoryUsage.rss(), ...extra,
     })}\n`);
+    // A person at a terminal (npm start) gets one line to click besides the log (issue 22, item 8); a pipe or a file, the JSON alone.
+    if (process.stderr.isTTY) process.stderr.write(`${humanLine(service, config.host, port)}\n`);
   };
   line('finance', finance.port, finance.extra);
   const arrestsListener = new Listener(uws, buildApp(uws, arrestsService(arrests, config)), config.host, config.arrestsPort);

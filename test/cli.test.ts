@@ -284,6 +284,29 @@ describe('civicstream help and errors', () => {
     }
   }, 60_000);
 
+  it('serve on a terminal prints one line a person reads per service, with its URLs; on a pipe, the JSON log alone (issue 22, item 8)', async () => {
+    // script(1) gives the server a pseudo-terminal, as npm start in a shell has.
+    const cmd = `exec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} serve --finance-port 0 --arrests-port 0 --workers 1 --access-log false`;
+    // Its own process group, so the server under script(1) is stopped with it.
+    const p = spawn('script', ['-qfec', cmd, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    let out = '';
+    try {
+      await new Promise<void>((resolve, reject) => {
+        p.stdout!.on('data', (d) => { out += d; if (/School arrest-rate estimates API/.test(out)) resolve(); });
+        p.once('exit', (c) => reject(new Error(`exited ${c}: ${out}`)));
+      });
+      const port = JSON.parse(out.split(/\r?\n/).find((l) => l.includes('"service":"finance"'))!).port;
+      expect(out).toContain(`Government finance API: http://127.0.0.1:${port}/api/v1/  docs http://127.0.0.1:${port}/__docs__/  explorer http://127.0.0.1:${port}/explore/`);
+    } finally {
+      const exited = new Promise((r) => p.once('exit', r));
+      process.kill(-p.pid!, 'SIGTERM');
+      await exited;
+    }
+    // Piped (the test servers, a container's log): no such line.
+    const piped = await cli(['serve', '--help']);
+    expect(piped.stderr).not.toContain('Government finance API:');
+  }, 60_000);
+
   it('generate and build-estimates hand their options to the generators', async () => {
     const out = path.join(tmp, 'arrests');
     const g = await cli(['generate', 'arrests', '--out', out, '--states', 'DE', '--districts', '6', '--seed', '7']);
