@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Client, CivicstreamError, arrestsClient, csvRecords, financeClient, linkTarget } from 'civicstream/client';
 import { clientTypes } from '../dist/scripts/gen-client-types.js';
 import { arrestsUrl, financeUrl, get } from './helpers/http.js';
-import { parseCsv } from './helpers/csv.js';
+import { asCell, parseCsv } from './helpers/csv.js';
 import { ROOT } from './helpers/server.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'civicstream-client-'));
@@ -37,7 +37,7 @@ describe('typed client', () => {
   it('streams a CSV pull record by record and follows Link from page to page, to exactly X-Total-Count records, equal to the pages parsed whole', async () => {
     const fin = financeClient(financeUrl());
     const params = { type: 'city', years: '2011', limit: 20000 } as const;
-    const got: Record<string, string>[] = [];
+    const got: Record<string, unknown>[] = [];
     for await (const r of fin.csv('/api/v1/spending', params)) got.push(r);
     const first = await fetch(`${financeUrl()}/api/v1/spending?type=city&years=2011&limit=20000&format=csv`);
     const total = Number(first.headers.get('x-total-count'));
@@ -51,8 +51,25 @@ describe('typed client', () => {
       whole.push(...rows.slice(1));
     }
     expect(Object.keys(got[0]!)).toEqual(head);
-    expect(got.map((r) => Object.values(r))).toEqual(whole);
+    // Typed records, written back as CSV writes them: null an empty cell.
+    expect(got.map((r) => Object.values(r).map(asCell))).toEqual(whole);
     await first.arrayBuffer();
+  }, 60_000);
+
+  it('types csv() records from the route\'s declared row fields: the JSON rows, numbers, booleans and nulls included (issue 22, item 8)', async () => {
+    const fin = financeClient(financeUrl());
+    const q = { state: 'DE', type: 'city', years: '2011,2020', category: 'Police', per_capita: true, adjust: 'real', complete: true, identity: true } as const;
+    const typed: Record<string, unknown>[] = [];
+    for await (const r of fin.csv('/api/v1/spending', { ...q, limit: 50 })) typed.push(r);
+    const json: unknown[] = [];
+    for await (const r of fin.pages('/api/v1/spending', { ...q, limit: 1000 })) json.push(r);
+    expect(json.length).toBeGreaterThan(100);
+    expect(typed).toEqual(json);
+    expect(typed.some((r) => r.amt_nominal === null) && typed.some((r) => typeof r.amt_real === 'number') && typed.some((r) => r.aggregate_fallback === false)).toBe(true);
+    // One government's CSV too (the per-government routes answer CSV now).
+    const one: unknown[] = [];
+    for await (const r of fin.csv('/api/v1/governments/{govid}/revenue', { govid: '062037161174', category: 'Property Tax' })) one.push(r);
+    expect(one).toEqual((await get('/api/v1/governments/062037161174/revenue?category=Property%20Tax')).body.data);
   }, 60_000);
 
   it('reads Link headers as RFC 8288 writes them', () => {

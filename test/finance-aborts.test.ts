@@ -64,7 +64,8 @@ describe('client aborts', () => {
     expect(after.compression.open_compressors).toBe(0);
     // Compressed answers were dropped too (the CSV pulls mostly end before their page is written: the
     // mid-stream cuts of compressed pulls are finance-csv-backpressure's).
-    expect(after.compression.bodies_compressed - before.compression.bodies_compressed).toBeGreaterThan(50);
+    // Since the Arrow and Parquet paths joined the rotation, 47-60 of a storm's answers are compressed bodies (the rest cut before their answer, streams or assets).
+    expect(after.compression.bodies_compressed - before.compression.bodies_compressed).toBeGreaterThan(25);
     expect(after.pool_jobs).toBe(0);
     // Every CSV page slot is back, including those of pulls dropped while their page was being written.
     expect(after.csv_page_slots.free).toBe(after.csv_page_slots.total);

@@ -4,7 +4,7 @@
 // CSV pull record by record. A 503 is retried after its Retry-After seconds,
 // and a dropped connection with exponential backoff, a bounded number of times.
 
-import type { ArrestsRoutes, FinanceRoutes } from './routes.gen.js';
+import { CSV_FIELD_TYPES, type ArrestsRoutes, type FinanceRoutes } from './routes.gen.js';
 
 export type { ArrestsRoutes, FinanceRoutes } from './routes.gen.js';
 
@@ -111,7 +111,8 @@ export class Client<R extends RouteTable> {
    * A CSV pull (format=csv) as records keyed by the header, parsed as the bytes arrive, page after page: each
    * page's Link rel="next" is followed until a page has none, so every row of the query comes (X-Total-Count of them).
    */
-  async *csv<P extends keyof R & string>(path: P, params: R[P]['params'] = {} as R[P]['params']): AsyncGenerator<Record<string, string>> {
+  async *csv<P extends keyof R & string>(path: P, params: R[P]['params'] = {} as R[P]['params']): AsyncGenerator<R[P]['row']> {
+    const types = CSV_FIELD_TYPES[path] ?? {};
     let url: string | null = this.url(path, { ...params, format: 'csv' } as R[P]['params']);
     while (url !== null) {
       const res = await this.request(url);
@@ -122,14 +123,27 @@ export class Client<R extends RouteTable> {
       let header: string[] | null = null;
       for await (const record of csvRecords(res.body!)) {
         if (header === null) { header = record; continue; }
-        const row: Record<string, string> = {};
-        for (let i = 0; i < header.length; i++) row[header[i]!] = record[i] ?? '';
-        yield row;
+        const row: Record<string, unknown> = {};
+        for (let i = 0; i < header.length; i++) row[header[i]!] = cellValue(record[i] ?? '', types[header[i]!]);
+        yield row as R[P]['row'];
       }
       const next = linkTarget(res.headers.get('link'), 'next');
       url = next === null ? null : new URL(next, url).href;
     }
   }
+}
+
+/**
+ * A CSV cell as its field's declared type: an integer or number as a number, a boolean as a boolean, an
+ * empty cell null where the field may be null (CSV writes null and '' alike), else the text.
+ */
+export function cellValue(cell: string, type: string | undefined): unknown {
+  if (type === undefined) return cell;
+  const nullable = type.includes('null');
+  if (cell === '') return nullable || !type.startsWith('string') ? null : '';
+  if (type.startsWith('integer') || type.startsWith('number')) return Number(cell);
+  if (type.startsWith('boolean')) return cell === 'true';
+  return cell;
 }
 
 /** The target of a Link header's entry of relation rel (RFC 8288), or null. */
