@@ -5,8 +5,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { shortDigest } from '../dist/src/server/freshness.js';
-import { pageFileName, pageLinks, withPage } from '../dist/src/server/paging.js';
-import { linkTarget } from 'civicstream/client';
+import { LINK_MAX, pageFileName, pageLinks, withPage } from '../dist/src/server/paging.js';
+import { financeClient, linkTarget } from 'civicstream/client';
 import { financeUrl } from './helpers/http.js';
 import { parseCsv } from './helpers/csv.js';
 
@@ -76,3 +76,23 @@ describe('walking a bulk pull by Link', () => {
     await res.arrayBuffer();
   });
 });
+
+describe('a query too long for a Link header', () => {
+  it('carries no Link past 4 KB (a long govid list), and the client walks it by X-Page, X-Limit and X-Total-Count to exactly its rows', async () => {
+    const long = `/api/v1/spending?govid=${Array.from({ length: 400 }, (_, i) => String(100000000000 + i)).join(',')}`;
+    expect(pageLinks(long, 0, 10, 100)).toBeUndefined();
+    expect(pageLinks('/r?a=1', 0, 10, 100)!.length).toBeLessThan(LINK_MAX);
+    // 300 real governments: their URL is about 4 KB, so each Link entry alone is near the cap.
+    const govs: string[] = (await (await fetch(`${financeUrl()}/api/v1/governments?limit=300`)).json()).data.map((g: { canonical_govid: string }) => g.canonical_govid);
+    const q = { govid: govs.join(','), years: '2020', category: 'Police', limit: 100 };
+    const first = await fetch(`${financeUrl()}/api/v1/spending?${new URLSearchParams({ ...q, limit: '100', format: 'csv' })}`);
+    await first.arrayBuffer();
+    const total = Number(first.headers.get('x-total-count'));
+    expect(total).toBeGreaterThan(300);
+    expect(first.headers.get('link')).toBeNull();
+    let rows = 0;
+    for await (const _ of financeClient(financeUrl()).csv('/api/v1/spending', q)) rows++;
+    expect(rows).toBe(total);
+  });
+});
+

@@ -127,10 +127,22 @@ export class Client<R extends RouteTable> {
         for (let i = 0; i < header.length; i++) row[header[i]!] = cellValue(record[i] ?? '', types[header[i]!]);
         yield row as R[P]['row'];
       }
-      const next = linkTarget(res.headers.get('link'), 'next');
+      const next: string | null = linkTarget(res.headers.get('link'), 'next') ?? nextByCount(url, res.headers);
       url = next === null ? null : new URL(next, url).href;
     }
   }
+}
+
+/**
+ * The next page's URL from the paging headers, for a page that carries no Link (the server leaves out one
+ * longer than 4 KB: a long govid list); null on the last page.
+ */
+export function nextByCount(url: string, h: { get(name: string): string | null }): string | null {
+  const total = Number(h.get('x-total-count')), page = Number(h.get('x-page')), limit = Number(h.get('x-limit'));
+  if (![total, page, limit].every(Number.isFinite) || limit <= 0 || (page + 1) * limit >= total) return null;
+  const u = new URL(url);
+  u.searchParams.set('page', String(page + 1));
+  return u.href;
 }
 
 /**

@@ -12,13 +12,22 @@ export function withPage(url: string, page: number): string {
   return `${url.slice(0, q)}?${[...kept, `page=${page}`].join('&')}`;
 }
 
-/** The Link header of page `page` (0-based) of `total` rows, `limit` a page: first, prev, next and last, as they exist; undefined for a lone page. */
+/**
+ * The longest Link header sent. A query of a long govid list (600 ids, 7.8 KB a URL) would make one of
+ * 16 KB and more, past what HTTP clients and proxies read by default (Node's parser 16 KB in all, nginx's
+ * proxy buffer 4-8 KB): such a page carries none, and its client pages by X-Page, X-Limit and
+ * X-Total-Count, as the typed client and the CLI do when Link is absent.
+ */
+export const LINK_MAX = 4096;
+
+/** The Link header of page `page` (0-based) of `total` rows, `limit` a page: first, prev, next and last, as they exist; undefined for a lone page, or one longer than LINK_MAX. */
 export function pageLinks(url: string, page: number, limit: number, total: number): string | undefined {
   const last = Math.max(0, Math.ceil(total / limit) - 1);
   const links: string[] = [];
   if (page > 0) links.push(`<${withPage(url, 0)}>; rel="first"`, `<${withPage(url, Math.min(page - 1, last))}>; rel="prev"`);
   if (page < last) links.push(`<${withPage(url, page + 1)}>; rel="next"`, `<${withPage(url, last)}>; rel="last"`);
-  return links.length === 0 ? undefined : links.join(', ');
+  const header = links.join(', ');
+  return links.length === 0 || header.length > LINK_MAX ? undefined : header;
 }
 
 /** Longest file name stem kept whole; a longer query is cut and marked with a digest of the whole. */
