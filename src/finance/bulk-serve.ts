@@ -88,7 +88,15 @@ function openChecked(e: BulkEntry): number {
   } catch (err) {
     throw notServed(e, err instanceof Error ? err.message : String(err));
   }
-  if (fstatSync(fd).size !== e.file!.bytes) {
+  // A disk fault at the stat is the file not served now (a 404 naming it), as a failed open is, never a 500.
+  let size: number;
+  try {
+    size = fstatSync(fd).size;
+  } catch (err) {
+    closeSync(fd);
+    throw notServed(e, err instanceof Error ? err.message : String(err));
+  }
+  if (size !== e.file!.bytes) {
     closeSync(fd);
     throw notServed(e, 'its size is not the index\'s');
   }

@@ -12,10 +12,11 @@
 import { createHash } from 'node:crypto';
 import { constants, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { VERSION } from '../version.js';
-import { untrusted } from './load-cache.js';
+import { cacheRoots, untrusted, untrustedDir } from './load-cache.js';
+
+export { untrustedDir };
 
 /** The index's format: a change of what a set holds (columns, naming) changes it, and older sets are rebuilt. */
 export const BULK_FORMAT = 'civicstream-bulk-1';
@@ -54,19 +55,7 @@ export const prebuiltDir = (dataDir: string): string => path.join(dataDir, 'bulk
 
 /** The server's cache directories for this corpus, in the order tried: beside the mirror, then this user's own under the temp directory. */
 export function cacheDirs(dataDir: string, digest: string): string[] {
-  const key = `bulk-${digest.slice(0, 16)}`;
-  const tmp = path.join(os.tmpdir(), `civicstream-cache-${process.getuid?.() ?? 'user'}`, createHash('sha256').update(dataDir).digest('hex').slice(0, 16));
-  return [path.join(dataDir, '.civicstream-cache', key), path.join(tmp, key)];
-}
-
-/** Why a set's directory may not be trusted: it, or under the temp directory any level up to it, is another user's or writable by others. */
-export function untrustedDir(dir: string): string | null {
-  const tmp = os.tmpdir();
-  for (let d = dir; ; d = path.dirname(d)) {
-    const why = untrusted(d);
-    if (why !== null) return why;
-    if (!path.dirname(d).startsWith(`${tmp}${path.sep}`)) return null;
-  }
+  return cacheRoots(dataDir).map((root) => path.join(root, `bulk-${digest.slice(0, 16)}`));
 }
 
 /** Makes a directory to build a set in, private (0700) where this makes it; the reason when it cannot be trusted or made. */

@@ -65,27 +65,39 @@ export interface CoverageRow {
 export function expectedByRegistry(cat: Catalog, gids: readonly number[], yearsPresent: readonly [number, number[]][]): (year: number) => number {
   const reportedIn = new Map<number, Set<number>>();
   for (const [gid, ys] of yearsPresent) for (const y of ys) (reportedIn.get(y) ?? reportedIn.set(y, new Set()).get(y)!).add(gid);
-  return (year) =>
-    gids.filter((gid) => {
-      const g = cat.governments[gid]!;
-      return ((g.first_year ?? -Infinity) <= year && year <= (g.last_year ?? Infinity)) || reportedIn.get(year)?.has(gid) === true;
-    }).length;
+  return (year) => gids.filter((gid) => lifespanCovers(cat.governments[gid]!, year) || reportedIn.get(year)?.has(gid) === true).length;
+}
+
+/** Whether a government's registry lifespan (first_year to last_year) covers the year; no bound where the registry gives none. */
+export const lifespanCovers = (g: { first_year: number | null; last_year: number | null }, year: number): boolean =>
+  (g.first_year ?? -Infinity) <= year && year <= (g.last_year ?? Infinity);
+
+/** A cohort's units whose lifespan covers each year, counted once per cohort (cohort.ts keeps one array per cohort) and year. */
+const lifespans = new WeakMap<readonly number[], Map<number, number>>();
+function lifespanCount(cat: Catalog, gids: readonly number[], year: number): number {
+  let byYear = lifespans.get(gids);
+  if (byYear === undefined) lifespans.set(gids, (byYear = new Map()));
+  let n = byYear.get(year);
+  if (n === undefined) byYear.set(year, (n = gids.filter((gid) => lifespanCovers(cat.governments[gid]!, year)).length));
+  return n;
 }
 
 /**
- * A bulk page's coverage headers (issue 22, item 7), from a query's count: the latest requested year's
- * units expected (registry lifespan, plus the reporters outside it, as expectedByRegistry counts them)
- * and reporting, the same figures meta gives the JSON answer of the query.
+ * A cohort's coverage per requested year from a query's count (issue 22, item 7): reporting, and expected as
+ * expectedByRegistry counts it (the lifespan count, kept per cohort and year, plus the reporters outside it).
+ * The one source of a flat answer's meta and of its bulk pages' X-Units-* headers.
  */
+export function cohortCoverage(cat: Catalog, gids: readonly number[], years: number[], count: MoneyCount): CoverageRow[] {
+  return coverageRows(years, count.reporting, (year) => {
+    const i = years.indexOf(year);
+    return lifespanCount(cat, gids, year) + count.outsideLifespan[i]!;
+  });
+}
+
+/** A bulk page's coverage headers: the latest requested year's figures of cohortCoverage, as meta gives them. */
 export function unitsHeaders(cat: Catalog, gids: readonly number[], years: number[], count: MoneyCount): Record<string, string> {
-  if (years.length === 0) return {};
-  const last = years.length - 1, year = years[last]!;
-  const lifespan = gids.filter((gid) => {
-    const g = cat.governments[gid]!;
-    return (g.first_year ?? -Infinity) <= year && year <= (g.last_year ?? Infinity);
-  }).length;
-  const reporting = count.reporting[last]!;
-  return { 'X-Units-Expected': String(Math.max(lifespan + count.outsideLifespan[last]!, reporting)), 'X-Units-Reporting': String(reporting) };
+  const last = cohortCoverage(cat, gids, years, count).at(-1);
+  return last === undefined ? {} : { 'X-Units-Expected': String(last.n_units_expected), 'X-Units-Reporting': String(last.n_units_reporting) };
 }
 
 /** Coverage per year. A unit that reported is expected by definition, so expected is never below reporting. */

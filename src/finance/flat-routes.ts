@@ -19,8 +19,8 @@ import { moneyFields } from './money-routes.js';
 import { govidListParam, pageParam, stateParam, typeParam, yearsParam, type GovidList } from './params.js';
 import { countMoney, runMoney, runMoneyPage } from './run-money.js';
 import { isPageFormat, pageHeaders, pageMetadata, queryProvenance } from './page-formats.js';
-import { coverageMeta, coverageRows, expectedByRegistry, unitsHeaders } from './coverage.js';
-import type { MoneyCount } from './plan.js';
+import { cohortCoverage, coverageMeta, unitsHeaders } from './coverage.js';
+import { countOfSummary, type MoneyCount } from './plan.js';
 import { STATE_BY_FIPS } from '../geo/states.js';
 
 type Route = RouteSpec<FinanceCtx>;
@@ -153,7 +153,7 @@ function flatHandler(route: MoneyRoute) {
         ...(type !== undefined ? { type } : {}),
         ...(params.format !== undefined ? { format: params.format } : {}),
         // A cohort's coverage (issue 22, item 7): how many of its units reported, so a ranking says of how many.
-        ...(list ? {} : coverageMeta(coverageRows(plan.years, res.summary.reporting, expectedByRegistry(ctx.catalog, gids, res.summary.yearsPresent)))),
+        ...(list ? {} : coverageMeta(cohortCoverage(ctx.catalog, gids, plan.years, countOfSummary(ctx.engine, plan.years, res.total, res.summary)))),
       },
     }));
   };

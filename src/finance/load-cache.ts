@@ -52,20 +52,34 @@ function key(cat: Catalog, codesAtSeed: number): string {
 
 const myUid = (): number | undefined => process.getuid?.();
 
-function candidates(cat: Catalog, k: string): string[] {
-  // Each user's own directory under the shared temp directory: never one another user made.
-  const tmp = path.join(os.tmpdir(), `civicstream-cache-${myUid() ?? 'user'}`, createHash('sha256').update(cat.dir).digest('hex').slice(0, 16));
-  return [path.join(cat.dir, '.civicstream-cache', `corpus-${k}.bin`), path.join(tmp, `corpus-${k}.bin`)];
+/**
+ * The places a mirror's caches go (the load cache here, the bulk files in bulk-store.ts): beside the mirror,
+ * else each user's own directory under the shared temp directory, never one another user made.
+ */
+export function cacheRoots(dataDir: string): string[] {
+  const tmp = path.join(os.tmpdir(), `civicstream-cache-${myUid() ?? 'user'}`, createHash('sha256').update(dataDir).digest('hex').slice(0, 16));
+  return [path.join(dataDir, '.civicstream-cache'), tmp];
 }
 
-/** The directories a cache file's trust rests on: its own, and under the temp directory every level up to it. */
-function guardians(file: string): string[] {
-  const dirs = [path.dirname(file)];
+function candidates(cat: Catalog, k: string): string[] {
+  return cacheRoots(cat.dir).map((root) => path.join(root, `corpus-${k}.bin`));
+}
+
+/** The directories a directory's trust rests on: itself, and under the temp directory every level up to it. */
+function guardians(dir: string): string[] {
+  const dirs = [dir];
   const tmp = os.tmpdir();
-  if (file.startsWith(`${tmp}${path.sep}`)) {
-    for (let d = path.dirname(dirs[0]!); d.startsWith(`${tmp}${path.sep}`); d = path.dirname(d)) dirs.push(d);
-  }
+  for (let d = path.dirname(dir); d.startsWith(`${tmp}${path.sep}`); d = path.dirname(d)) dirs.push(d);
   return dirs;
+}
+
+/** Why a cache directory may not be trusted: it, or under the temp directory a level up to it, is another user's or writable by others. */
+export function untrustedDir(dir: string): string | null {
+  for (const d of guardians(dir)) {
+    const why = untrusted(d);
+    if (why !== null) return why;
+  }
+  return null;
 }
 
 /** Why a cache file or directory may not be trusted (another owner, writable by others, a link), or null. */
@@ -83,11 +97,7 @@ function untrustedStat(p: string, st: Stats): string | null {
 
 /** Why the file at `file` (which may not exist yet) may not be trusted, checking its directories first. */
 function untrustedFile(file: string): string | null {
-  for (const d of guardians(file)) {
-    const why = untrusted(d);
-    if (why !== null) return why;
-  }
-  return existsSync(file) ? untrusted(file) : null;
+  return untrustedDir(path.dirname(file)) ?? (existsSync(file) ? untrusted(file) : null);
 }
 
 /** Makes the cache file's directory, private (0700) where this makes it; false when it cannot be trusted. */

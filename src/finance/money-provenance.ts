@@ -134,11 +134,14 @@ function notInSurvey(ctx: FinanceCtx, s: MoneySummary): { year: number; n_govern
   }));
 }
 
+/** The one conversion every money amount goes through: the corpus stores $1,000s. */
+export const UNITS_CONVERSION = { applied: true, source_unit: '$1,000s (raw Census)', target_unit: 'USD', multiplier: 1000 } as const;
+
 export const subtypeColumn = (flow: Flow): string => (flow === 'expenditure' ? 'spend_subtype' : flow === 'revenue' ? 'revenue_subtype' : 'balance_subtype');
 
 function transformations(cat: Catalog, p: ProvenanceInput, s: MoneySummary): Record<string, unknown> {
   return {
-    units_conversion: { applied: true, source_unit: '$1,000s (raw Census)', target_unit: 'USD', multiplier: 1000 },
+    units_conversion: UNITS_CONVERSION,
     per_capita: p.perCapita
       ? {
           applied: true,

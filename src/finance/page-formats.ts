@@ -15,6 +15,7 @@ import type { PageFormat } from './job-io.js';
 import type { MoneyParams } from './money-choices.js';
 import { moneyTable, tableOptions, type MoneyRoute, type TableParams } from './money-table.js';
 import { manifestBlock } from './provenance.js';
+import { UNITS_CONVERSION } from './money-provenance.js';
 import type { MoneyResult } from './plan.js';
 
 /** The formats of a page that are not the envelope. */
@@ -54,7 +55,7 @@ export function queryProvenance(ctx: FinanceCtx, route: MoneyRoute, url: string,
     ...(p.expenditure_concept !== undefined ? { expenditure_concept: p.expenditure_concept } : {}),
     ...(p.revenue_concept !== undefined ? { revenue_concept: p.revenue_concept } : {}),
     transformations: {
-      units_conversion: { applied: true, source_unit: '$1,000s (raw Census)', target_unit: 'USD', multiplier: 1000 },
+      units_conversion: UNITS_CONVERSION,
       per_capita: { applied: p.per_capita },
       inflation: p.adjust === 'real' ? { applied: true, base_year: p.base_year, source: ctx.catalog.cpi.source } : { applied: false },
     },

@@ -11,14 +11,13 @@
 // are capped as those of computed ones are (issue 23).
 
 import type { Answer } from './answer.js';
+import { chunksOf } from '../bytes/csv-writer.js';
 import { apiError } from './errors.js';
 import type { Kept, ResponseCache } from './response-cache.js';
 import type { Service } from './service.js';
 
 type Stream = Extract<Answer, { kind: 'stream' }>;
 
-/** Chunks a kept body is streamed in: the CSV writer's size, so a slow reader holds no more than a computed page's. */
-const CHUNK = 64 * 1024;
 
 /**
  * Kept bodies at most this large are answered whole, as a JSON envelope is (one government's page, at most
@@ -67,16 +66,5 @@ export function keptStream(kept: Kept, service: Service<unknown>): Stream {
   if (release === null) {
     throw apiError('E_BUSY', 'Every bulk stream of this server is in use; retry after the Retry-After seconds, or pull with fewer connections at once.');
   }
-  let at = 0;
-  const body = kept.body;
-  return {
-    kind: 'stream', status: 200, contentType: kept.contentType!, headers: { ...kept.headers, 'X-Cache': 'hit' },
-    next: () => {
-      if (at >= body.length) return null;
-      const c = body.subarray(at, at + CHUNK);
-      at += c.length;
-      return c;
-    },
-    done: release,
-  };
+  return { kind: 'stream', status: 200, contentType: kept.contentType!, headers: { ...kept.headers, 'X-Cache': 'hit' }, next: chunksOf(kept.body), done: release };
 }
