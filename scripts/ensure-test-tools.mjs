@@ -1,4 +1,4 @@
-// Runs first in `npm test`: the system tools the tests drive must be there
+// Runs first in `npm test` and `npm run test:stress`: the system tools the tests drive must be there
 // before a single test starts, or a suite fails in beforeAll on a fresh
 // machine. Installs Debian's packages when it can (root, or sudo without a
 // password); otherwise stops at once with the one command to run.
@@ -12,6 +12,8 @@ import { fileURLToPath } from 'node:url';
 export const TOOLS = [
   // docs-browser.test.ts drives Chromium headless through playwright-core, which bundles no browser.
   { name: 'chromium', path: process.env.CHROMIUM_PATH || '/usr/bin/chromium', apt: 'chromium' },
+  // test/stress/scale-out.test.ts runs two replicas behind a real nginx (issue 20), started as this user from a temp dir.
+  { name: 'nginx', path: process.env.NGINX_PATH || '/usr/sbin/nginx', apt: 'nginx' },
 ];
 
 const executable = (p) => {

@@ -26,6 +26,10 @@ describe('npm test: the tools the tests need', () => {
     expect(TOOLS.find((t: any) => t.name === 'chromium')).toMatchObject({ apt: 'chromium' });
   });
 
+  it('the table names nginx at NGINX_PATH or /usr/sbin/nginx, from the Debian package (the scale-out stress test runs it)', () => {
+    expect(TOOLS.find((t: any) => t.name === 'nginx')).toMatchObject({ apt: 'nginx', path: process.env.NGINX_PATH || '/usr/sbin/nginx' });
+  });
+
   it('nothing missing: nothing to do', () => {
     expect(decide([], { root: false, sudo: false, install: true })).toEqual({ action: 'ok' });
   });
@@ -46,12 +50,18 @@ describe('npm test: the tools the tests need', () => {
   });
 
   it('the script, with chromium missing and installing off, stops at once with that line and a non-zero exit', () => {
-    const got = run({ CHROMIUM_PATH: '/nowhere/chromium', CIVICSTREAM_INSTALL_TOOLS: '0' });
+    const got = run({ CHROMIUM_PATH: '/nowhere/chromium', NGINX_PATH: process.execPath, CIVICSTREAM_INSTALL_TOOLS: '0' });
     expect(got.code).toBe(1);
     expect(got.stderr.trim()).toMatch(/^npm test needs chromium: run '(sudo )?apt-get install -y chromium'$/);
   });
 
-  it('the script passes when chromium is where CHROMIUM_PATH says', () => {
-    expect(run({ CHROMIUM_PATH: process.execPath, CIVICSTREAM_INSTALL_TOOLS: '0' }).code).toBe(0);
+  it('the script, with nginx missing and installing off, names nginx and its package', () => {
+    const got = run({ CHROMIUM_PATH: process.execPath, NGINX_PATH: '/nowhere/nginx', CIVICSTREAM_INSTALL_TOOLS: '0' });
+    expect(got.code).toBe(1);
+    expect(got.stderr.trim()).toMatch(/^npm test needs nginx: run '(sudo )?apt-get install -y nginx'$/);
+  });
+
+  it('the script passes when chromium and nginx are where CHROMIUM_PATH and NGINX_PATH say', () => {
+    expect(run({ CHROMIUM_PATH: process.execPath, NGINX_PATH: process.execPath, CIVICSTREAM_INSTALL_TOOLS: '0' }).code).toBe(0);
   });
 });
