@@ -21,6 +21,8 @@ export interface Config {
   accessLog: boolean;
   responseCacheMb: number;
   shutdownGraceMs: number;
+  /** On SIGTERM: answer normally this long, /readyz already 503, before the listening sockets close. */
+  shutdownDelayMs: number;
   poolQueue: number;
   requestTimeoutMs: number;
   csvPageSlots: number;
@@ -59,7 +61,8 @@ export const CONFIG_VARS: ConfigVar[] = [
   { env: 'POOL_QUEUE', default: '64', description: 'Jobs that may wait for a worker; past that a request is answered 503 with Retry-After at once instead of waiting without bound. Bulk jobs may take three quarters of WORKERS + POOL_QUEUE; the last quarter is kept for small jobs (one government).' },
   { env: 'CSV_PAGE_SLOTS', default: '12', description: 'Slots of shared memory (10 MB each, resident once written) that workers write CSV pages into; each CSV stream holds one to its end, so this is also the cap on concurrent CSV streams and their memory: with every slot held a pull is answered 503 with Retry-After. Shared out among the front threads, at least one each.' },
   { env: 'REQUEST_TIMEOUT_MS', default: '30000', description: 'Time budget of a request until its answer starts; past it a 504 envelope, and its job is cancelled.' },
-  { env: 'SHUTDOWN_GRACE_MS', default: '10000', description: 'On SIGTERM or SIGINT: stop listening, then wait this long at most for the requests in flight to be answered before exiting.' },
+  { env: 'SHUTDOWN_DELAY_MS', default: '2000', description: 'On SIGTERM: /readyz answers 503 at once, and the server goes on answering for this long before its listening sockets close, so a load balancer that polls /readyz (or a Kubernetes endpoint update) stops sending first. SIGINT (Ctrl-C) closes at once.' },
+  { env: 'SHUTDOWN_GRACE_MS', default: '10000', description: 'On SIGTERM (after SHUTDOWN_DELAY_MS) or SIGINT: stop listening, then wait this long at most for the requests in flight to be answered before exiting.' },
   { env: 'MAX_CONNECTIONS', default: 'three quarters of the free descriptors', description: 'Open connections (both services) past which the server stops accepting: its listening sockets close, so new clients are refused at once instead of waiting on a server spinning at the descriptor limit, and reopen below 90% of it. By default three quarters of the descriptors the process may still open at start (ulimit -n).' },
   { env: 'SHARE_PORT', default: 'false', description: 'true: start even when another civicstream already serves the port, and let the kernel spread connections over both (this uWS build listens with SO_REUSEPORT). By default such a start is refused, naming the port, so that a second instance never silently takes half the traffic.' },
   { env: 'BULK_BUILD', default: 'true', description: 'Build the bulk files (/api/v1/bulk: each published year of spending and revenue as Parquet and gzip CSV) in the background after start, unless a set built from this manifest is found beside the mirror (civicstream bulk) or in the cache; false serves only a set found, and lists the rest as unavailable.' },
@@ -104,6 +107,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     accessLog: bool(env, 'ACCESS_LOG', true),
     responseCacheMb: int(env, 'RESPONSE_CACHE_MB', 64, 0, 65536),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 2000, 0, 600_000),
     poolQueue: int(env, 'POOL_QUEUE', 64, 0, 100_000),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1, 3_600_000),
     csvPageSlots: int(env, 'CSV_PAGE_SLOTS', 12, 1, 1024),

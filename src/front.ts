@@ -16,6 +16,8 @@ import { financeCtx, financeService, type FinanceData } from './finance/service.
 import { startBulkFiles } from './finance/bulk-start.js';
 import { shareLogCounters } from './server/access-log.js';
 import { shareGateStats } from './server/conn-gate.js';
+import { shareReadiness } from './server/readiness.js';
+import { shareBoards, type Boards } from './server/telemetry.js';
 import { Listener } from './server/listener.js';
 import { buildApp, drain, inFlight } from './server/http.js';
 import { loadUws, type UWS } from './server/uws.js';
@@ -27,6 +29,11 @@ export interface FrontData {
   logCounters: SharedArrayBuffer;
   /** The connection gate's figures (main thread's), for /health. */
   gateStats: SharedArrayBuffer;
+  /** The metrics' boards (telemetry.ts), and this thread's slot of the finance board. */
+  boards: Boards;
+  slot: number;
+  /** The process's readiness flag (readiness.ts): set by the main thread on SIGTERM. */
+  readiness: SharedArrayBuffer;
 }
 
 /**
@@ -56,9 +63,11 @@ parentPort!.on('message', (m: unknown) => {
 });
 
 async function run(): Promise<void> {
-  const { config, data, logCounters, gateStats } = workerData as FrontData;
+  const { config, data, logCounters, gateStats, boards, slot, readiness } = workerData as FrontData;
   shareLogCounters(logCounters);
   shareGateStats(gateStats);
+  shareBoards(boards, slot);
+  shareReadiness(readiness);
   const uws = loadUws();
   const ctx = await financeCtx(config, data, { inline: true });
   app = buildApp(uws, financeService(ctx, config));

@@ -47,5 +47,11 @@ export interface JobRunner {
   readonly batches: number;
   readonly batchedJobs: number;
   readonly inlineJobs: number;
+  /** For /metrics and /readyz (src/server/ops-routes.ts): jobs posted to workers, tasks waiting, live workers, the cap, workers' busy seconds. */
+  readonly poolJobs: number;
+  readonly waiting: number;
+  readonly liveWorkers: number;
+  readonly maxJobs: number;
+  readonly busySeconds: number;
   close(): Promise<void>;
 }

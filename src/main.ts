@@ -21,6 +21,8 @@ import { Listener } from './server/listener.js';
 import { assertPortFree } from './server/port-check.js';
 import { buildApp, drain, inFlight } from './server/http.js';
 import { humanLine } from './human-line.js';
+import { markStopping, shareReadiness } from './server/readiness.js';
+import { newBoard, shareBoards } from './server/telemetry.js';
 import { loadUws, type UWS } from './server/uws.js';
 import type { FrontData, FrontEvent } from './front.js';
 
@@ -68,6 +70,8 @@ async function main(): Promise<void> {
   await assertPortFree(config.host, config.financePort, 'FINANCE_PORT', config.sharePort);
   await assertPortFree(config.host, config.arrestsPort, 'ARRESTS_PORT', config.sharePort);
   const uws = loadUws();
+  // The metrics' boards: one slot per thread that serves the service (telemetry.ts); this thread is slot 0.
+  shareBoards({ finance: newBoard(config.frontThreads > 1 ? config.frontThreads : 1), arrests: newBoard(1) }, 0);
   const [finance, arrests] = await Promise.all([
     config.frontThreads > 1 ? startFronts(config) : startHere(uws, config),
     loadArrests(config),
@@ -88,15 +92,19 @@ async function main(): Promise<void> {
     resume: () => { arrestsListener.open().catch(reopenFailed); finance.resume(); },
   });
   gate.start();
-  line('arrests', arrestsListener.port, {
-    districts: arrests.districts.length, draw_rows: arrests.summaries.build.rows, summaries: arrests.summaries.build,
-  });
-
-  // Stop listening, let the answers in flight finish (bounded), then exit 0.
+  // Not ready at once (/readyz 503 on every thread); on SIGTERM keep answering for SHUTDOWN_DELAY_MS, so a
+  // balancer polling /readyz stops sending first; then stop listening, let the answers in flight finish
+  // (bounded), and exit 0. Ctrl-C (SIGINT) at a terminal has no balancer to wait for.
   let stopping = false;
-  const stop = (): void => {
+  const stop = (signal: NodeJS.Signals): void => {
     if (stopping) return;
     stopping = true;
+    markStopping();
+    const delay = signal === 'SIGTERM' ? config.shutdownDelayMs : 0;
+    if (delay > 0) setTimeout(close, delay);
+    else close();
+  };
+  const close = (): void => {
     gate?.stop();
     arrestsListener.shut();
     finance.stopListening();
@@ -110,8 +118,12 @@ async function main(): Promise<void> {
       })
       .finally(() => void exit(0));
   };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  // Last: whoever starts the server on this line may signal it at once, so the handlers come first.
+  line('arrests', arrestsListener.port, {
+    districts: arrests.districts.length, draw_rows: arrests.summaries.build.rows, summaries: arrests.summaries.build,
+  });
 }
 
 /** The finance API on this thread, its jobs on the pool. */
@@ -148,7 +160,9 @@ async function startFronts(config: Config): Promise<FinanceServer> {
   };
   /** A front thread, resolved once it has built its context; listen() then starts it on a port. */
   const spawn = (k: number): Promise<{ listen(port: number): Promise<number> }> => new Promise((ready, fail) => {
-    const w = new Worker(new URL('./front.js', import.meta.url), { workerData: { config: frontShare(config, k), data: data!, logCounters: shareLogCounters(), gateStats: shareGateStats() } satisfies FrontData });
+    const w = new Worker(new URL('./front.js', import.meta.url), {
+      workerData: { config: frontShare(config, k), data: data!, logCounters: shareLogCounters(), gateStats: shareGateStats(), boards: shareBoards(), slot: k, readiness: shareReadiness() } satisfies FrontData,
+    });
     frontThreads.push(w);
     // Until it listens, a failure fails its start (the server refuses to start); after, it takes the service down.
     let listening: { resolve(port: number): void; reject(e: Error): void } | null = null;

@@ -57,6 +57,10 @@ export class Pool implements JobRunner {
   batches = 0;
   batchedJobs = 0;
   inlineJobs = 0;
+  /** Jobs posted to the workers (each job of a batch counted), for /metrics. */
+  poolJobs = 0;
+  /** Microseconds the workers spent running jobs, added by each worker (workers/index.ts). */
+  private readonly busy = new BigInt64Array(new SharedArrayBuffer(8));
   private readonly inline: Partial<JobTable>;
   /** Each live worker thread's exit, by threadId (see threadGone). */
   private readonly exits = new Map<number, Promise<void>>();
@@ -73,7 +77,8 @@ export class Pool implements JobRunner {
       idleTimeout: Number.POSITIVE_INFINITY,
       // The bound is ours (capacity above): Piscina's own would reject with a plain Error, which is a 500.
       maxQueue: Number.POSITIVE_INFINITY,
-      workerData: o.workerData,
+      // The busy counter rides beside the corpus: every worker adds its jobs' time to it.
+      workerData: { ...(o.workerData as object), poolBusy: this.busy.buffer },
       // Nothing reads Piscina's run and wait histograms; recording them costs every message.
       recordTiming: false,
       // Small jobs' batches go ahead of the bulk jobs waiting (src/pool-lanes.ts).
@@ -112,6 +117,7 @@ export class Pool implements JobRunner {
   run<N extends JobName>(name: N, args: JobArgs<N>, signal?: AbortSignal): Promise<JobResult<N>> {
     let done: () => void;
     try { done = this.admit(false); } catch (e) { return Promise.reject(e); }
+    this.poolJobs++;
     const job = this.piscina.run(args, { name, ...(signal ? { signal } : {}) }) as Promise<JobResult<N>>;
     job.then(done, done);
     return job;
@@ -179,6 +185,7 @@ export class Pool implements JobRunner {
   private post(chunk: Pending[]): void {
     this.batches++;
     this.batchedJobs += chunk.length;
+    this.poolJobs += chunk.length;
     const settle = (p: Pending, o: BatchOutcome): void => {
       if (o.ok) p.resolve(o.value);
       else p.reject(Object.assign(new Error(o.message), { stack: o.stack }));
@@ -200,6 +207,26 @@ export class Pool implements JobRunner {
   /** Jobs running or waiting for a worker. */
   get load(): number {
     return this.outstanding;
+  }
+
+  /** Tasks waiting for a worker: Piscina's queue, and small jobs gathered but not yet posted. */
+  get waiting(): number {
+    return this.piscina.queueSize + this.pending.length;
+  }
+
+  /** Worker threads alive now (Piscina replaces one that dies). */
+  get liveWorkers(): number {
+    return this.piscina.threads.length;
+  }
+
+  /** Jobs that may run or wait at once; past it, 503. */
+  get maxJobs(): number {
+    return this.capacity;
+  }
+
+  /** Seconds the workers spent running jobs. */
+  get busySeconds(): number {
+    return Number(Atomics.load(this.busy, 0)) / 1e6;
   }
 
   /** Resolves once every worker has started and attached the corpus. */

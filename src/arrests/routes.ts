@@ -9,6 +9,7 @@ import type { ArrestsCtx } from './context.js';
 import { estimates, states } from './estimates.js';
 import { arrestsDocs, districts, draws, health, models, root } from './info.js';
 import { docRoutes } from '../server/doc-routes.js';
+import { opsRoutes } from '../server/ops-routes.js';
 import { intervalParam, leaidParam, modelParam, modelYearRule, raceParam, sexParam, stateParam, yearParam } from './params.js';
 
 type Route = RouteSpec<ArrestsCtx>;
@@ -135,4 +136,5 @@ export const arrestsRoutes: Route[] = [
 
   }),
   ...docRoutes<ArrestsCtx>(V1, arrestsDocs),
+  ...opsRoutes<ArrestsCtx>('arrests'),
 ];

@@ -8,6 +8,7 @@ import type { FinanceCtx } from './context.js';
 import { getGovernment, listGovernments } from './governments.js';
 import { health, root } from './info.js';
 import { docRoutes } from '../server/doc-routes.js';
+import { opsRoutes } from '../server/ops-routes.js';
 import { financeDocs } from './docs.js';
 import { govidPath, limitParam, pageParam, patternParam, qParam, stateParam, typeParam } from './params.js';
 import { categoryTypeParam, listCategories, listRecipes } from './taxonomy.js';
@@ -121,4 +122,5 @@ export const financeRoutes: Route[] = [
   }),
   ...bulkRoutes,
   ...docRoutes<FinanceCtx>(V1, (ctx) => financeDocs(ctx.catalog)),
+  ...opsRoutes<FinanceCtx>('finance'),
 ];

@@ -122,6 +122,15 @@ export function financeService(ctx: FinanceCtx, config: Config): Service<Finance
     timeoutMs: config.requestTimeoutMs,
     // A bulk page served from the cache holds a page slot (unwritten) for its life, as a computed page does.
     admitStream: () => { const lease = ctx.pages.acquire(); return lease === null ? null : () => ctx.pages.release(lease); },
+    ops: {
+      notReady: () => (ctx.pool.liveWorkers > 0 ? null : 'no live worker in the pool'),
+      sample: () => ({
+        poolWaiting: ctx.pool.waiting, poolJobs: ctx.pool.load, poolWorkers: ctx.pool.liveWorkers, poolCapacity: ctx.pool.maxJobs,
+        jobsInline: ctx.pool.inlineJobs, jobsPool: ctx.pool.poolJobs, workerBusySeconds: ctx.pool.busySeconds,
+        slotsInUse: ctx.pages.total - ctx.pages.available, slotsTotal: ctx.pages.total,
+      }),
+      info: () => ({ rows: ctx.stats.rows, build: { service: 'finance', version: VERSION, manifest_digest: ctx.catalog.manifest.digest, schema_version: String(ctx.catalog.manifest.schemaVersion) } }),
+    },
   };
 }
 

@@ -2,6 +2,8 @@
 // (Incoming, copied out of the transport) and how it may end early
 // (Exchange: the client leaving, the time budget).
 
+import { ROUTE_UNMATCHED } from './telemetry.js';
+
 export interface Incoming {
   /** Lower-case, as uWS reports it. */
   method: string;
@@ -33,6 +35,8 @@ export class Exchange {
   private cancelled = false;
   /** Set by the transport when the client left: nothing more is written, and work not begun is skipped. */
   gone = false;
+  /** The route that answered, by its index in the service's table (or ROUTE_ASSET, ROUTE_UNMATCHED): the metrics' label, never the raw path. */
+  route = ROUTE_UNMATCHED;
 
   constructor(readonly requestId: string) {}
 

@@ -9,6 +9,7 @@ import { Exchange, type Incoming } from './exchange.js';
 import { compilePipeline } from './pipeline.js';
 import type { Service } from './service.js';
 import { Outgoing } from './uws-outgoing.js';
+import { startSampler } from './metrics.js';
 
 export type { Asset, Service } from './service.js';
 export { drain, inFlight, openStreams } from './lifecycle.js';
@@ -39,6 +40,9 @@ function copyIncoming(req: UWS.HttpRequest): Incoming {
 
 export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.TemplatedApp {
   const pipeline = compilePipeline(service);
+  // The gauges of a service served here (its pool, the event loop) are written once a second for /metrics.
+  const sample = service.ops?.sample;
+  startSampler(service.name, sample === undefined ? () => ({}) : () => sample());
   const app = uws.App();
   app.any('/*', (res, req) => {
     const started = performance.now();

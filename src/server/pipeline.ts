@@ -1,5 +1,5 @@
 // The request pipeline, without the transport: a straight line of named
-// stages, in the manner of Fastify's lifecycle. limits -> preflight ->
+// stages, in the manner of Fastify's lifecycle. operational -> limits -> preflight ->
 // negotiate -> asset -> route -> validate -> freshness -> cache -> handle
 // (within the time budget) -> render -> encode -> store. Validation comes
 // before the validators and the cache because both are keyed by the canonical
@@ -9,6 +9,9 @@
 // the request on or ends it with an answer (or an ApiError, which the error
 // stage renders). The uWS adapter (http.ts), the CLI and the tests
 // (inject.ts) all call dispatch().
+//
+// The operational stage answers the operator's routes (/livez, /readyz,
+// /metrics) first: a probe is answered while the server drains.
 //
 // A handler that answers synchronously (one government's history, run on a
 // front thread) is answered synchronously: no promise, no timer.
@@ -31,11 +34,15 @@ import type { Reply, RouteSpec } from './route-spec.js';
 import { Router, type Match } from './router.js';
 import type { Service } from './service.js';
 import { compileValidator, type Validator } from './validate.js';
+import { registerOps } from './ops-routes.js';
+import { ROUTE_ASSET, telemetry, type Telemetry } from './telemetry.js';
 
 export const MAX_URL = 8192;
 export const MAX_HEADER_BYTES = 16_384;
 
 interface Compiled<Ctx> {
+  /** Its place in the service's table: the metrics' route label (telemetry.ts). */
+  index: number;
   spec: RouteSpec<Ctx>;
   validate: Validator<Ctx>;
   canonical: Canonicalizer;
@@ -51,14 +58,23 @@ interface Line<Ctx> {
   router: Router<Compiled<Ctx>>;
   /** The fixed files, each in every coding offered (compressed once, here), with its validators. */
   assets: Map<string, Map<Encoding, { answer: Answer & { kind: 'bytes' }; validators: Record<string, string> }>>;
+  /** The operator's routes, by exact path (ops-routes.ts). */
+  operational: Map<string, Compiled<Ctx>>;
+  telemetry: Telemetry;
 }
 
 type BytesAnswer = Answer & { kind: 'bytes' };
 
 export function compilePipeline<Ctx>(service: Service<Ctx>): Pipeline {
   const router = new Router<Compiled<Ctx>>();
-  for (const spec of service.routes) router.add(spec.path, { spec, validate: compileValidator(spec), canonical: compileCanonical(spec) });
+  const operational: Line<Ctx>['operational'] = new Map();
+  service.routes.forEach((spec, index) => {
+    const c = { index, spec, validate: compileValidator(spec), canonical: compileCanonical(spec) };
+    if (spec.operational) operational.set(spec.path, c);
+    else router.add(spec.path, c);
+  });
   Object.freeze(service.routes);
+  registerOps(service.name, service.routes.map((r) => r.id), service.ops ?? {});
   const assets: Line<Ctx>['assets'] = new Map();
   for (const [path, a] of service.assets) {
     const byCoding = new Map<Encoding, { answer: BytesAnswer; validators: Record<string, string> }>();
@@ -69,15 +85,17 @@ export function compilePipeline<Ctx>(service: Service<Ctx>): Pipeline {
     }
     assets.set(path, byCoding);
   }
-  const line: Line<Ctx> = { service, router, assets };
+  const line: Line<Ctx> = { service, router, assets, operational, telemetry: telemetry(service.name) };
   return {
     dispatch(req, ex) {
       let enc: Encoding = 'identity';
       try {
+        const op = operational.get(req.path);
+        if (op !== undefined && (req.method === 'get' || req.method === 'head')) return answerOperational(line, op, req, ex, negotiated(req));
         const answer = limits(req) ?? preflight(req);
         if (answer !== undefined) return answer;
         enc = negotiated(req);
-        return asset(line, req, enc) ?? routed(line, req, ex, enc);
+        return asset(line, req, enc, ex) ?? routed(line, req, ex, enc);
       } catch (err) {
         return encodeAnswer(errorAnswer(err, ex, req.path), enc);
       }
@@ -120,9 +138,10 @@ function negotiated(req: Incoming): Encoding {
 }
 
 /** The fixed files (docs and explorer pages), in the negotiated coding, revalidated by their ETag. */
-function asset<Ctx>(line: Line<Ctx>, req: Incoming, enc: Encoding): Answer | undefined {
+function asset<Ctx>(line: Line<Ctx>, req: Incoming, enc: Encoding, ex: Exchange): Answer | undefined {
   const a = line.assets.get(req.path)?.get(enc);
   if (a === undefined) return undefined;
+  ex.route = ROUTE_ASSET;
   if (req.ifNoneMatch !== '' && etagMatches(req.ifNoneMatch, a.validators.ETag!)) {
     return { kind: 'bytes', status: 304, contentType: a.answer.contentType, body: '', headers: a.validators };
   }
@@ -201,6 +220,7 @@ function routed<Ctx>(line: Line<Ctx>, req: Incoming, ex: Exchange, enc: Encoding
   const { service } = line;
   const match = route(line, req);
   const spec = match.route.spec;
+  ex.route = match.route.index;
   const { params, url } = validate(service, match, req);
   const validators = freshness(service, spec, url, enc);
   if (validators !== undefined && req.ifNoneMatch !== '' && etagMatches(req.ifNoneMatch, validators.ETag!)) {
@@ -209,6 +229,7 @@ function routed<Ctx>(line: Line<Ctx>, req: Incoming, ex: Exchange, enc: Encoding
   // Each coding's bytes are an entry of their own: a repeat costs no compression.
   const cacheKey = spec.cacheable && service.cache ? (enc === 'identity' ? url : `${enc} ${url}`) : null;
   const hit = cacheKey === null ? undefined : service.cache!.get(cacheKey);
+  if (cacheKey !== null) line.telemetry.cache(hit !== undefined);
   if (hit?.stream) return keptStream(hit, service as Service<unknown>);
   if (hit !== undefined) return { kind: 'bytes', status: 200, contentType: hit.contentType ?? JSON_TYPE, body: hit.body, headers: { ...hit.headers, 'X-Cache': 'hit' } };
   const rc: RenderContext = { validators, cacheKey, cache: service.cache, gone: false, formats: spec.formats ?? JSON_ONLY };
@@ -217,6 +238,16 @@ function routed<Ctx>(line: Line<Ctx>, req: Incoming, ex: Exchange, enc: Encoding
   if (!(reply instanceof Promise)) return encodeAndStore(render(reply, rc), enc, rc, get);
   // render() serializes, and rows write themselves then: a throw there is answered too (500).
   return withinBudget(service.timeoutMs, reply, ex, rc, req.path).then((a) => encodeAndStore(a, enc, rc, get));
+}
+
+/** The operational stage: an operator's route (no limits, no cache), its query validated like any. */
+function answerOperational<Ctx>(line: Line<Ctx>, op: Compiled<Ctx>, req: Incoming, ex: Exchange, enc: Encoding): Answer | Promise<Answer> {
+  ex.route = op.index;
+  const { params, url } = validate(line.service, { route: op, values: [] }, req);
+  const rc: RenderContext = { validators: undefined, cacheKey: null, cache: undefined, gone: false, formats: JSON_ONLY };
+  const reply = handle(line.service, op.spec, params, req, url, ex);
+  if (!(reply instanceof Promise)) return encodeAnswer(render(reply, rc), enc);
+  return reply.then((r) => encodeAnswer(render(r, rc), enc), (err: unknown) => encodeAnswer(errorAnswer(err, ex, req.path), enc));
 }
 
 /** Awaits the handler within the time budget: past it a 504, and the job is cancelled. */

@@ -118,6 +118,11 @@ interface RouteBase<Ctx> {
   rowFields?: FieldDoc[];
   /** Its JSON answers depend only on the URL and the (immutable) data, so they may be served from the response cache. */
   cacheable?: boolean;
+  /**
+   * An operator's route (/livez, /readyz, /metrics; ops-routes.ts): answered before the limits stage, so
+   * while the server drains too, never rate limited, never cached.
+   */
+  operational?: true;
   /** Example calls generated from the live corpus, for /examples and the docs. */
   examples?(ctx: Ctx): { description: string; path: string }[];
 }

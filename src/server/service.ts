@@ -5,6 +5,7 @@
 
 import type { RouteSpec } from './route-spec.js';
 import type { ResponseCache } from './response-cache.js';
+import type { OpsHooks } from './ops-routes.js';
 
 export interface Asset {
   contentType: string;
@@ -34,4 +35,6 @@ export interface Service<Ctx> {
    * (kept-streams.ts): its release, or null when every place is held. Absent: no cap.
    */
   admitStream?: () => (() => void) | null;
+  /** What /readyz and /metrics read of the service (ops-routes.ts). */
+  ops?: OpsHooks;
 }

@@ -10,6 +10,7 @@ import { logRequest } from './access-log.js';
 import type { Exchange } from './exchange.js';
 import { isDraining, requestSettled, requestStarted, streamClosed, streamOpened } from './lifecycle.js';
 import type { Service } from './service.js';
+import { telemetry, type Telemetry } from './telemetry.js';
 
 const STATUS_TEXT: Record<number, string> = {
   200: '200 OK', 204: '204 No Content', 206: '206 Partial Content', 304: '304 Not Modified', 307: '307 Temporary Redirect', 400: '400 Bad Request', 404: '404 Not Found',
@@ -25,6 +26,12 @@ export class Outgoing<Ctx> {
   /** The open stream's end: called once when it ends, fails or its client leaves. */
   private streamEnd: (() => void) | undefined;
   private readonly head: boolean;
+  private readonly telemetry: Telemetry;
+  /** The answer's media type and coding, for the metrics of the bytes sent. */
+  private contentType = '';
+  private encoding: string | undefined;
+  /** Body bytes written so far (a stream's, as the pump writes them): what an abort counts as sent. */
+  sent = 0;
 
   constructor(
     private readonly res: UWS.HttpResponse,
@@ -35,13 +42,15 @@ export class Outgoing<Ctx> {
     private readonly started: number,
   ) {
     this.head = method === 'head';
+    this.telemetry = telemetry(service.name);
     requestStarted();
+    this.telemetry.inFlight(1);
     res.onAborted(() => {
       ex.gone = true;
       this.endStream();
       this.settle();
       ex.cancel();
-      this.log(0, 0, true);
+      this.log(0, this.sent, true);
     });
   }
 
@@ -50,6 +59,8 @@ export class Outgoing<Ctx> {
     if (this.ex.gone || this.answered) { discard(answer); return; }
     if (answer.kind === 'none') return;
     this.answered = true;
+    this.contentType = answer.contentType;
+    this.encoding = answer.headers?.['Content-Encoding'];
     if (answer.kind === 'stream') { this.stream(answer); return; }
     const { status, body } = answer;
     const draining = isDraining();
@@ -66,7 +77,7 @@ export class Outgoing<Ctx> {
       } else res.end(body, draining);
     });
     this.settle();
-    this.log(status, typeof body === 'string' ? body.length : body.byteLength);
+    this.log(status, typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
   }
 
   private writeHead(status: number, contentType: string, headers: Record<string, string> | undefined): void {
@@ -88,7 +99,8 @@ export class Outgoing<Ctx> {
     const res = this.res;
     const pump = new Pump(this, answer);
     streamOpened();
-    this.streamEnd = () => { streamClosed(); answer.done?.(); };
+    this.telemetry.streams(1);
+    this.streamEnd = () => { streamClosed(); this.telemetry.streams(-1); answer.done?.(); };
     res.cork(() => {
       this.writeHead(answer.status, answer.contentType, answer.headers);
       if (this.head) {
@@ -124,9 +136,11 @@ export class Outgoing<Ctx> {
     if (this.settled) return;
     this.settled = true;
     requestSettled();
+    this.telemetry.inFlight(-1);
   }
 
   log(status: number, bytes: number, aborted?: boolean): void {
+    this.telemetry.request(this.ex.route, this.method, status, (performance.now() - this.started) / 1000, this.contentType, this.encoding, this.head ? 0 : bytes);
     logRequest(this.service, { requestId: this.ex.requestId, method: this.method, path: this.path, status, started: this.started, bytes, aborted });
   }
 
@@ -195,6 +209,7 @@ class Pump<Ctx> {
         return false;
       }
       this.bytes += chunk.byteLength;
+      out.sent = this.bytes;
       return this.tryEnd(chunk, res.getWriteOffset());
     }
     if (chunk === null) {
@@ -205,6 +220,7 @@ class Pump<Ctx> {
       return false;
     }
     this.bytes += chunk.byteLength;
+    out.sent = this.bytes;
     return res.write(chunk);
   }
 
