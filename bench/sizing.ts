@@ -3,7 +3,9 @@
 // slot held by a stream, plain and gzip; the response cache fed distinct
 // small answers), and after the load. Worker threads are threads of the one
 // process, so the process's RSS is the replica's; its peak is VmHWM.
-//   npm run bench:sizing [-- --data <mirror dir>] [--seconds 45]   (default: the bundled fixture)
+// --cold starts without the load cache, as a new pod does (its temp directory empty): the whole
+// mirror decoded, whose garbage the heaps keep for a while.
+//   npm run bench:sizing [-- --data <mirror dir>] [--seconds 45] [--cold]   (default: the bundled fixture)
 
 import { readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
 import path from 'node:path';
@@ -21,7 +23,8 @@ const PULLERS = 13;
 const status = (pid: number, key: string): number => Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) * 1024;
 const mb = (b: number): string => (b / 1048576).toFixed(0);
 
-const s = await startServer({ FINANCE_DATA: data, WORKERS: '2' }, 300_000);
+const cold = process.argv.includes('--cold');
+const s = await startServer({ FINANCE_DATA: data, WORKERS: '2', ...(cold ? { CIVICSTREAM_LOAD_CACHE: 'off' } : {}) }, 300_000);
 const pid = s.proc.pid!;
 const atReady = Number(s.ready.rss_bytes);
 const govs = (await (await fetch(`${s.url}/api/v1/governments?limit=1000`)).json() as { data: { canonical_govid: string }[] }).data.map((g) => g.canonical_govid);
@@ -46,7 +49,7 @@ const health = await (await fetch(`${s.url}/api/v1/health`)).json() as { data: {
 await s.stop();
 
 const name = path.relative(ROOT, data) || data;
-const line = `| ${name} | ${(Number(s.ready.rows) / 1e6).toFixed(1)} M | ${mb(Number(s.ready.shared_bytes))} | ${mb(atReady)} | ${mb(peak)} | ${mb(after)} | ${SECONDS} s: ${smallResult.total} small, ${(pulled / 1e6).toFixed(1)} M CSV rows, ${refused} pulls refused 503 |`;
+const line = `| ${name}${cold ? ' (cold: no load cache)' : ''} | ${(Number(s.ready.rows) / 1e6).toFixed(1)} M | ${mb(Number(s.ready.shared_bytes))} | ${mb(atReady)} | ${mb(peak)} | ${mb(after)} | ${SECONDS} s: ${smallResult.total} small, ${(pulled / 1e6).toFixed(1)} M CSV rows, ${refused} pulls refused 503 |`;
 console.log(line);
 console.log(`/health after the load: rss_bytes ${health.data[0]!.memory.rss_bytes}`);
 const file = path.join(ROOT, 'bench/results/deploy-sizing.md');

@@ -31,7 +31,7 @@ const MiB = (q: string): number => {
 };
 /** The highest peak RSS (MB = MiB here, from VmHWM) measured on the 46M-row corpus. */
 const measuredPeak = Math.max(...readFileSync(path.join(ROOT, 'bench/results/deploy-sizing.md'), 'utf8').split('\n')
-  .filter((l) => /^\| \S*finance-46m /.test(l)).map((l) => Number(l.split('|')[5])));
+  .filter((l) => /^\| \S*finance-46m\b/.test(l)).map((l) => Number(l.split('|')[5])));
 
 describe('deploy/k8s', () => {
   const dep = kind('Deployment'), cm = kind('ConfigMap'), svc = kind('Service'), pdb = kind('PodDisruptionBudget');
