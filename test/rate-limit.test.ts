@@ -30,6 +30,14 @@ describe('RateLimiter: buckets', () => {
     expect(rl.take('198.51.100.1', 1).ok).toBe(false);
   });
 
+  it('a refused client is told to wait at least a second, even a hair before its token', () => {
+    let t = 0; // near 0, a double keeps a ten-billionth of a ms
+    const rl = new RateLimiter({ rate: 1, burst: 1 }, RateLimiter.table(8), () => t);
+    rl.take('c', 1);
+    t = 999.9999999;
+    expect(rl.take('c', 1)).toEqual({ ok: false, remaining: 0, resetS: 1, retryAfterS: 1 });
+  });
+
   it('refills exactly rate * t tokens, capped at burst, with exact remaining, resetS and retryAfterS', () => {
     const { rl, clock } = limiter(4, 10);
     expect(rl.take('c', 10)).toEqual({ ok: true, remaining: 0, resetS: 3, retryAfterS: 0 }); // 10 tokens at 4/s: 2.5 s

@@ -307,7 +307,8 @@ export class RateLimiter {
     return {
       ok,
       remaining: Math.floor(tokens / MILLI),
-      resetS: ceilWhole(((cap - tokens) / perMs - lag) / 1000),
+      // At least 1 while short of full: ceilWhole's allowance for float noise would make a hair 0.
+      resetS: tokens >= cap ? 0 : Math.max(1, ceilWhole(((cap - tokens) / perMs - lag) / 1000)),
       retryAfterS: ok ? 0 : Math.max(1, ceilWhole(((units - tokens) / perMs - lag) / 1000)),
     };
   }
