@@ -197,6 +197,22 @@ describe('RateLimiter: threads sharing one table', () => {
   });
 });
 
+describe('RateLimiter: a lock its holder never gives back', () => {
+  it('is taken over after about 100 ms, so that a terminated thread cannot hang its slots', () => {
+    const table = RateLimiter.table(8);
+    // The table's layout: 64 bytes of header, then 32-byte slots whose first Int32 is the slot's lock.
+    const words = new Int32Array(table);
+    for (let slot = 0; slot < 8; slot++) words[16 + slot * 8] = 1;
+    const rl = new RateLimiter({ rate: 1, burst: 5 }, table);
+    const started = performance.now();
+    expect(rl.take('c', 1)).toEqual({ ok: true, remaining: 4, resetS: 1, retryAfterS: 0 });
+    const waited = performance.now() - started;
+    expect(waited).toBeGreaterThan(90);
+    expect(waited).toBeLessThan(5000);
+    expect(rl.take('c', 1).remaining).toBe(3); // and given back, as any other
+  });
+});
+
 describe('clientAddress', () => {
   const trusted = parseTrustedProxies('127.0.0.1, 10.0.0.0/8, ::1, fd00::/8');
   const none = parseTrustedProxies('');
