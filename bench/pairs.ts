@@ -4,8 +4,11 @@
 // This VM's speed drifts by half within an hour, so a change is judged by
 // pairs run back to back, never by figures of different runs.
 //
-//   npm run bench:pairs -- --old /path/to/old/checkout --data .data/finance-46m [--rounds 4] [--seconds 10]
+//   npm run bench:pairs -- --old /path/to/old/checkout --data .data/finance-46m [--rounds 4] [--seconds 10] [--env K=V,K=V]
 //
+// --env sets variables for both servers (one that an old build does not know is ignored by it): issue 20
+// measured the rate limits' cost with RATE_LIMIT=1000000,RATE_LIMIT_BURST=10000000 (every request
+// charged, none refused) against the code before them.
 // Both checkouts must be built (dist/src/main.js). The new code is this one.
 
 import os from 'node:os';
@@ -25,11 +28,12 @@ if (oldRoot === null) { console.error('bench:pairs: --old <checkout> is required
 const data = path.resolve(arg('data', path.join(ROOT, '.data/finance-46m'))!);
 const rounds = Number(arg('rounds', '4'));
 const seconds = Number(arg('seconds', '10'));
+const env: Record<string, string> = Object.fromEntries((arg('env', '') ?? '').split(',').filter((kv) => kv.includes('=')).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 
 interface Figures { s1: number; s1p99: number; s2: number }
 
 async function measure(main: string): Promise<Figures> {
-  const s: Running = await startServer({ FINANCE_DATA: data, WORKERS: String(os.cpus().length), RESPONSE_CACHE_MB: '0' }, 1_800_000, main);
+  const s: Running = await startServer({ FINANCE_DATA: data, WORKERS: String(os.cpus().length), RESPONSE_CACHE_MB: '0', ...env }, 1_800_000, main);
   try {
     const govs: string[] = ((await (await fetch(`${s.url}/api/v1/governments?limit=1000`)).json()) as { data: { canonical_govid: string; years_in_mirror: number[] }[] })
       .data.filter((g) => g.years_in_mirror.length > 0).map((g) => g.canonical_govid);

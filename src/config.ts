@@ -4,6 +4,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseTrustedProxies } from './server/client-address.js';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -21,6 +22,11 @@ export interface Config {
   accessLog: boolean;
   responseCacheMb: number;
   shutdownGraceMs: number;
+  /** Tokens a second refilled to each client's bucket (rate-stage.ts); 0 turns the limits off. */
+  rateLimit: number;
+  rateLimitBurst: number;
+  /** Comma-separated addresses and CIDR ranges of proxies whose X-Forwarded-For names the client. */
+  trustProxy: string;
   /** On SIGTERM: answer normally this long, /readyz already 503, before the listening sockets close. */
   shutdownDelayMs: number;
   poolQueue: number;
@@ -66,6 +72,9 @@ export const CONFIG_VARS: ConfigVar[] = [
   { env: 'MAX_CONNECTIONS', default: 'three quarters of the free descriptors', description: 'Open connections (both services) past which the server stops accepting: its listening sockets close, so new clients are refused at once instead of waiting on a server spinning at the descriptor limit, and reopen below 90% of it. By default three quarters of the descriptors the process may still open at start (ulimit -n).' },
   { env: 'SHARE_PORT', default: 'false', description: 'true: start even when another civicstream already serves the port, and let the kernel spread connections over both (this uWS build listens with SO_REUSEPORT). By default such a start is refused, naming the port, so that a second instance never silently takes half the traffic.' },
   { env: 'BULK_BUILD', default: 'true', description: 'Build the bulk files (/api/v1/bulk: each published year of spending and revenue as Parquet and gzip CSV) in the background after start, unless a set built from this manifest is found beside the mirror (civicstream bulk) or in the cache; false serves only a set found, and lists the rest as unavailable.' },
+  { env: 'RATE_LIMIT', default: '100', description: 'Requests a second each client may make, per service, as a token bucket (0 turns the limits off). A request costs 1 token; a bulk page (CSV, Arrow or Parquet of /spending or /revenue) 1 more per 10,000 rows it asks for (limit, or the cap when none is given: a 50,000-row page costs 6), a whole bulk file 1 more per 10 MB. Past the limit a 429 envelope with Retry-After; every charged answer carries RateLimit-Policy and RateLimit. /livez, /readyz and /metrics are never charged.' },
+  { env: 'RATE_LIMIT_BURST', default: '500', description: 'The bucket\'s size: the tokens a client that has been idle may spend at once before RATE_LIMIT paces it.' },
+  { env: 'TRUST_PROXY', default: 'none', description: 'Comma-separated addresses and CIDR ranges (127.0.0.1, 10.0.0.0/8, fd00::/8) of the proxies in front of the server: a request from one of them is charged to the right-most address of X-Forwarded-For that is not itself a trusted proxy. From any other peer X-Forwarded-For is ignored and the socket\'s address is the client, so a client cannot pick its own bucket.' },
   { env: 'ACCESS_LOG', default: 'true', description: 'One JSON line per request on stdout (no query values).' },
 ];
 
@@ -93,6 +102,17 @@ function testFaults(env: NodeJS.ProcessEnv): boolean {
   return true;
 }
 
+/** TRUST_PROXY, checked at start: a bad entry is refused naming it, never a proxy silently untrusted. */
+function trustProxy(env: NodeJS.ProcessEnv): string {
+  const raw = env.TRUST_PROXY ?? '';
+  try {
+    parseTrustedProxies(raw);
+  } catch (err) {
+    throw new Error(`TRUST_PROXY: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return raw;
+}
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     financePort: int(env, 'FINANCE_PORT', 8080, 0, 65535),
@@ -108,6 +128,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     responseCacheMb: int(env, 'RESPONSE_CACHE_MB', 64, 0, 65536),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 2000, 0, 600_000),
+    rateLimit: int(env, 'RATE_LIMIT', 100, 0, 1_000_000),
+    rateLimitBurst: int(env, 'RATE_LIMIT_BURST', 500, 1, 10_000_000),
+    trustProxy: trustProxy(env),
     poolQueue: int(env, 'POOL_QUEUE', 64, 0, 100_000),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1, 3_600_000),
     csvPageSlots: int(env, 'CSV_PAGE_SLOTS', 12, 1, 1024),

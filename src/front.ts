@@ -17,6 +17,7 @@ import { startBulkFiles } from './finance/bulk-start.js';
 import { shareLogCounters } from './server/access-log.js';
 import { shareGateStats } from './server/conn-gate.js';
 import { shareReadiness } from './server/readiness.js';
+import { shareRateTables } from './server/rate-stage.js';
 import { shareBoards, type Boards } from './server/telemetry.js';
 import { Listener } from './server/listener.js';
 import { buildApp, drain, inFlight } from './server/http.js';
@@ -34,6 +35,8 @@ export interface FrontData {
   slot: number;
   /** The process's readiness flag (readiness.ts): set by the main thread on SIGTERM. */
   readiness: SharedArrayBuffer;
+  /** The rate limits' tables (rate-stage.ts), one per service. */
+  rateTables: Record<string, SharedArrayBuffer>;
 }
 
 /**
@@ -63,11 +66,12 @@ parentPort!.on('message', (m: unknown) => {
 });
 
 async function run(): Promise<void> {
-  const { config, data, logCounters, gateStats, boards, slot, readiness } = workerData as FrontData;
+  const { config, data, logCounters, gateStats, boards, slot, readiness, rateTables } = workerData as FrontData;
   shareLogCounters(logCounters);
   shareGateStats(gateStats);
   shareBoards(boards, slot);
   shareReadiness(readiness);
+  shareRateTables(rateTables);
   const uws = loadUws();
   const ctx = await financeCtx(config, data, { inline: true });
   app = buildApp(uws, financeService(ctx, config));

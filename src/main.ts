@@ -23,6 +23,8 @@ import { buildApp, drain, inFlight } from './server/http.js';
 import { humanLine } from './human-line.js';
 import { markStopping, shareReadiness } from './server/readiness.js';
 import { newBoard, shareBoards } from './server/telemetry.js';
+import { shareRateTables } from './server/rate-stage.js';
+import { RateLimiter } from './server/rate-limit.js';
 import { loadUws, type UWS } from './server/uws.js';
 import type { FrontData, FrontEvent } from './front.js';
 
@@ -72,6 +74,8 @@ async function main(): Promise<void> {
   const uws = loadUws();
   // The metrics' boards: one slot per thread that serves the service (telemetry.ts); this thread is slot 0.
   shareBoards({ finance: newBoard(config.frontThreads > 1 ? config.frontThreads : 1), arrests: newBoard(1) }, 0);
+  // The rate limits' buckets: one table per service for the whole process, so a client has one limit whichever thread answers.
+  if (config.rateLimit > 0) shareRateTables({ finance: RateLimiter.table(), arrests: RateLimiter.table() });
   const [finance, arrests] = await Promise.all([
     config.frontThreads > 1 ? startFronts(config) : startHere(uws, config),
     loadArrests(config),
@@ -161,7 +165,7 @@ async function startFronts(config: Config): Promise<FinanceServer> {
   /** A front thread, resolved once it has built its context; listen() then starts it on a port. */
   const spawn = (k: number): Promise<{ listen(port: number): Promise<number> }> => new Promise((ready, fail) => {
     const w = new Worker(new URL('./front.js', import.meta.url), {
-      workerData: { config: frontShare(config, k), data: data!, logCounters: shareLogCounters(), gateStats: shareGateStats(), boards: shareBoards(), slot: k, readiness: shareReadiness() } satisfies FrontData,
+      workerData: { config: frontShare(config, k), data: data!, logCounters: shareLogCounters(), gateStats: shareGateStats(), boards: shareBoards(), slot: k, readiness: shareReadiness(), rateTables: shareRateTables() } satisfies FrontData,
     });
     frontThreads.push(w);
     // Until it listens, a failure fails its start (the server refuses to start); after, it takes the service down.

@@ -76,6 +76,14 @@ const ROWS: Record<string, Row> = {
     }
     throw new Error('no bulk file was built');
   },
+  // The legacy server believes X-Forwarded-For from loopback: one made-up client spends its bucket of 50.
+  E_RATE_LIMITED: async (s) => {
+    for (let i = 0; i < 100; i++) {
+      const got = await get('/api/v1/categories', { headers: { 'X-Forwarded-For': '203.0.113.77' } }, s.legacy.url);
+      if (got.status === 429) return got;
+    }
+    throw new Error('100 requests of one client were never refused');
+  },
   E_INTERNAL: async (s) => {
     await poolState(s);
     return get('/__faults__/worker?kind=throw', undefined, s.faults.url);
@@ -87,7 +95,7 @@ describe('error codes: one request per code of the catalog', () => {
   beforeAll(async () => {
     [servers.faults, servers.legacy] = await Promise.all([
       startServer({ WORKERS: '1', FRONT_THREADS: '1', POOL_QUEUE: '0', REQUEST_TIMEOUT_MS: '1500', RESPONSE_CACHE_MB: '0', CIVICSTREAM_FAULTS: '1' }),
-      startServer({ WORKERS: '1', FRONT_THREADS: '1', FINANCE_DATA: path.join(ROOT, 'fixtures/finance/v4'), BULK_BUILD: 'true' }),
+      startServer({ WORKERS: '1', FRONT_THREADS: '1', FINANCE_DATA: path.join(ROOT, 'fixtures/finance/v4'), BULK_BUILD: 'true', RATE_LIMIT: '20', RATE_LIMIT_BURST: '50', TRUST_PROXY: '127.0.0.1' }),
     ]);
   });
   afterAll(async () => {

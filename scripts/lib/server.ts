@@ -40,8 +40,9 @@ export function startServer(env: Record<string, string> = {}, timeoutMs = 60_000
       : ['bash', ['-c', `ulimit -n ${o.nofile} && exec "$0" "$1"`, process.execPath, main]];
     const proc = spawn(cmd, args, {
       // No bulk-file build unless asked (test/bulk-files.test.ts): it would take pool jobs and page slots from tests that count them.
-      // No pause before closing on SIGTERM unless asked (test/shutdown.test.ts): each stop would take SHUTDOWN_DELAY_MS more.
-      env: { ...process.env, FINANCE_PORT: '0', ARRESTS_PORT: '0', ACCESS_LOG: 'false', WORKERS: '2', BULK_BUILD: 'false', SHUTDOWN_DELAY_MS: '0', ...env },
+      // No pause before closing on SIGTERM unless asked (test/ops.test.ts): each stop would take SHUTDOWN_DELAY_MS more.
+      // No rate limits unless asked (test/rate-limits.test.ts): a fuzz run or a bench is one client sending thousands a second.
+      env: { ...process.env, FINANCE_PORT: '0', ARRESTS_PORT: '0', ACCESS_LOG: 'false', WORKERS: '2', BULK_BUILD: 'false', SHUTDOWN_DELAY_MS: '0', RATE_LIMIT: '0', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '', err = '';

@@ -5,6 +5,7 @@ import { docsAssets } from '../server/docs-ui.js';
 import { exploreAssets } from '../server/explore.js';
 import type { Service } from '../server/http.js';
 import { ResponseCache } from '../server/response-cache.js';
+import { rateGate } from '../server/rate-stage.js';
 import type { Config } from '../config.js';
 import type { ArrestsCtx } from './context.js';
 import { readArrestsManifest } from './manifest.js';
@@ -38,6 +39,7 @@ export function arrestsService(ctx: ArrestsCtx, config: Config): Service<Arrests
   return { name: 'arrests', routes: ctx.routes, ctx, assets: new Map([...docsAssets('civicstream school arrests'), ...exploreAssets('arrests')]), accessLog: config.accessLog, cache: config.responseCacheMb > 0 ? new ResponseCache(config.responseCacheMb * 1024 * 1024) : undefined,
     etagSeed: `${VERSION}|${ctx.manifest.digest}|${ctx.mirrorUrl}`,
     timeoutMs: config.requestTimeoutMs,
+    rate: rateGate('arrests', config),
     // Its answers are computed on the thread from summaries built before it listens: no pool to be ready.
     ops: { info: () => ({ rows: ctx.summaries.build.rows, build: { service: 'arrests', version: VERSION, manifest_digest: ctx.manifest.digest, synthetic: String(ctx.manifest.synthetic) } }) },
   };

@@ -1,7 +1,8 @@
 // A small typed client for both APIs (`civicstream/client`). Parameter and
 // row types come from the route tables (routes.gen.ts); get() answers one
 // envelope, pages() walks every page of a paged route, csv() streams a bulk
-// CSV pull record by record. A 503 is retried after its Retry-After seconds,
+// CSV pull record by record. A 503 or a 429 (over the client's rate limit) is
+// retried after its Retry-After seconds,
 // and a dropped connection with exponential backoff, a bounded number of times.
 
 import { CSV_FIELD_TYPES, type ArrestsRoutes, type FinanceRoutes } from './routes.gen.js';
@@ -20,9 +21,9 @@ export interface Envelope<Row> {
 }
 
 export interface ClientOptions {
-  /** Attempts after the first, for a 503 or a failed connection (default 4). */
+  /** Attempts after the first, for a 503, a 429 or a failed connection (default 4). */
   retries?: number;
-  /** First backoff for a failed connection, doubled each time (default 200 ms); a 503 waits its Retry-After instead. */
+  /** First backoff for a failed connection, doubled each time (default 200 ms); a 503 or 429 waits its Retry-After instead. */
   backoffMs?: number;
   fetch?: typeof fetch;
 }
@@ -62,7 +63,7 @@ export class Client<R extends RouteTable> {
     return `${this.base}${p}${qs ? `?${qs}` : ''}`;
   }
 
-  /** One request, retried on 503 (after Retry-After) and on a failed connection (with backoff). */
+  /** One request, retried on 503 and 429 (after Retry-After) and on a failed connection (with backoff). */
   async request(url: string): Promise<Response> {
     for (let attempt = 0; ; attempt++) {
       let res: Response;
@@ -77,7 +78,7 @@ export class Client<R extends RouteTable> {
         await sleep(this.backoffMs * 2 ** attempt);
         continue;
       }
-      if (res.status !== 503 || attempt >= this.retries) return res;
+      if ((res.status !== 503 && res.status !== 429) || attempt >= this.retries) return res;
       // Retry-After in seconds when the server sends it (capped at a minute); otherwise the backoff.
       const header = res.headers.get('retry-after');
       const after = header === null || header.trim() === '' ? Number.NaN : Number(header);

@@ -5,6 +5,7 @@
 // <table>-<year>.<format> or <table>-latest.<format> redirects to the
 // current one.
 
+import { BYTES_PER_TOKEN } from '../server/rate-stage.js';
 import { ok } from '../server/envelope.js';
 import { apiError } from '../server/errors.js';
 import { defineRoute, envelopeReply, type Reply, type RouteRequest, type RouteSpec } from '../server/route-spec.js';
@@ -81,6 +82,11 @@ export const bulkRoutes: Route[] = [
   route({
     id: 'bulk-file', path: `${BULK_FILES_PATH}/{name}`, tags: ['bulk'], produces: 'application/octet-stream',
     pathParams: { name: fileNameParam }, query: {},
+    // A whole file costs its client 1 token more per 10 MB (rate-stage.ts); a byte range (a resumed or split download) 1.
+    cost: (p: { name: FileName }, ctx: FinanceCtx, range: string) => {
+      const size = range === '' && p.name.hash !== null ? bulkOf(ctx).lookup(p.name.name)?.file?.bytes ?? 0 : 0;
+      return 1 + Math.floor(size / BYTES_PER_TOKEN);
+    },
     summary: 'One bulk file',
     description: 'The file (application/vnd.apache.parquet or application/gzip), with Content-Length, ETag (its sha256), Cache-Control: public, max-age=31536000, immutable, and Content-Disposition. Range: bytes=a-b, a- or -n answers 206 with Content-Range; a range past the end 416; several ranges, or an If-Range that is not the ETag, the whole file (200). An unknown name is a 404.',
     handle: file,

@@ -1,6 +1,7 @@
 // Flat /spending and /revenue: many governments at once, selected by a govid
 // list or by state and type, paged JSON or streamed CSV (format=csv).
 
+import { ROWS_PER_TOKEN } from '../server/rate-stage.js';
 import { apiError, type ApiError } from '../server/errors.js';
 import { shortDigest } from '../server/freshness.js';
 import { defineRoute, envelopeReply, type Reply, type RouteRequest, type RouteSpec } from '../server/route-spec.js';
@@ -101,6 +102,9 @@ function rememberCount(counts: Map<string, MoneyCount>, key: string, count: Mone
   counts.set(key, count);
 }
 
+/** What a flat request costs its client (rate-stage.ts): 1, and 1 more per ROWS_PER_TOKEN rows it asks (a 50,000-row page: 6). */
+const flatCost = (p: FlatParams): number => 1 + Math.floor((p.limit ?? capOf(p)) / ROWS_PER_TOKEN);
+
 function flatHandler(route: MoneyRoute) {
   return async (req: RouteRequest<FinanceCtx, FlatParams>): Promise<Reply> => {
     const { ctx } = req;
@@ -173,7 +177,7 @@ const recipeOf = (flow: 'expenditure' | 'revenue', path: string) => withExample(
 
 export const flatRoutes: Route[] = [
   route({
-    id: 'spending', cacheable: true, path: `${V1}/spending`, tags: ['fleet'], produces: 'envelope', formats: FLAT_FORMATS,
+    id: 'spending', cacheable: true, path: `${V1}/spending`, tags: ['fleet'], produces: 'envelope', formats: FLAT_FORMATS, cost: flatCost,
     summary: 'Spending of many governments', description: 'A flat slice over many governments, selected by govid list or by state and type; JSON pages, or CSV, Arrow or Parquet (format=csv|arrow|parquet, or by Accept; up to 50,000 rows a request).',
     query: {
       ...selection, ...common,
@@ -192,7 +196,7 @@ export const flatRoutes: Route[] = [
     handle: flatHandler(flatSpending),
   }),
   route({
-    id: 'revenue', cacheable: true, path: `${V1}/revenue`, tags: ['fleet'], produces: 'envelope', formats: FLAT_FORMATS,
+    id: 'revenue', cacheable: true, path: `${V1}/revenue`, tags: ['fleet'], produces: 'envelope', formats: FLAT_FORMATS, cost: flatCost,
     summary: 'Revenue of many governments', description: 'A flat slice over many governments, selected by govid list or by state and type; JSON pages, or CSV, Arrow or Parquet (format=csv|arrow|parquet, or by Accept; up to 50,000 rows a request).',
     query: {
       ...selection, ...common,

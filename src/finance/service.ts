@@ -2,6 +2,7 @@
 // the route table bound to its context. Any data fault stops here, before
 // the server listens, with a message naming the file.
 
+import { rateGate } from '../server/rate-stage.js';
 import os from 'node:os';
 import { docsAssets } from '../server/docs-ui.js';
 import { exploreAssets } from '../server/explore.js';
@@ -122,6 +123,7 @@ export function financeService(ctx: FinanceCtx, config: Config): Service<Finance
     timeoutMs: config.requestTimeoutMs,
     // A bulk page served from the cache holds a page slot (unwritten) for its life, as a computed page does.
     admitStream: () => { const lease = ctx.pages.acquire(); return lease === null ? null : () => ctx.pages.release(lease); },
+    rate: rateGate('finance', config),
     ops: {
       notReady: () => (ctx.pool.liveWorkers > 0 ? null : 'no live worker in the pool'),
       sample: () => ({

@@ -42,7 +42,7 @@ export const COMMON_HEADERS: readonly (readonly [string, string])[] = [
   ['X-Content-Type-Options', 'nosniff'],
   ['Access-Control-Allow-Origin', '*'],
   // Without this a browser script on another origin sees none of the paging or validator headers.
-  ['Access-Control-Expose-Headers', 'ETag, X-Total-Count, X-Page, X-Limit, X-Units-Expected, X-Units-Reporting, X-Request-Id, X-Cache, Link, Content-Disposition, Content-Range'],
+  ['Access-Control-Expose-Headers', 'ETag, X-Total-Count, X-Page, X-Limit, X-Units-Expected, X-Units-Reporting, X-Request-Id, X-Cache, Link, Content-Disposition, Content-Range, RateLimit, RateLimit-Policy, Retry-After'],
   // Every answer may come in a content coding (compress.ts), so a cache must key it by what was accepted.
   ['Vary', 'Accept-Encoding'],
 ];

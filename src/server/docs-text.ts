@@ -5,6 +5,7 @@ import { MIN_COMPRESS_BYTES } from './compress.js';
 import { LEVELS, OFFERED } from './encoding.js';
 import { ERROR_CATALOG } from './errors.js';
 import type { FieldDoc, ParamSpec, RouteSpec } from './route-spec.js';
+import { BYTES_PER_TOKEN, ROWS_PER_TOKEN } from './rate-stage.js';
 
 export interface Decision {
   topic: string;
@@ -49,6 +50,22 @@ export const REQUEST_LIMITS: Decision = {
     'Below HTTP, the uWebSockets.js build in use (20.30) parses requests before the server sees them, and answers only HTTP/1.1: ' +
     'an HTTP/1.0 request (nginx speaks it to upstreams unless proxy_http_version 1.1 is set; ApacheBench and some health checkers too), an HTTP/1.1 request without Host, a request line with an absolute-form target, a control character in the path, bare LF line ends, more than 48 headers, or a line that is not HTTP at all never reaches the server, ' +
     'so it cannot be answered 400, 501 or 505: the connection gets no status and is closed at the idle timeout (10 s). A method the parser does not know, or one in lower case, is closed at once. Each holds a descriptor for 10 s at most, never longer. Speak HTTP/1.1 to it (behind nginx: proxy_http_version 1.1).',
+};
+
+/** The per-client rate limits, the same on both services (rate-stage.ts). */
+export const RATE_LIMITS: Decision = {
+  topic: 'rate limits',
+  decision:
+    `Each client has a token bucket per service: RATE_LIMIT tokens a second (100 by default), at most RATE_LIMIT_BURST at once (500), one bucket for the whole process whichever thread answers. A request costs 1 token; a bulk page of /spending or /revenue (CSV, Arrow, Parquet, or JSON) 1 more per ${ROWS_PER_TOKEN.toLocaleString('en-US')} rows it asks for (limit, or the cap of its format when none is given: a 50,000-row CSV page costs 6), so a walk of bulk pages is paced by rows, not by requests; a whole bulk file 1 more per ${BYTES_PER_TOKEN / 1024 / 1024} MB (a byte range: 1). A request that fails before its route is known costs 1. ` +
+    'Past the limit: a 429 envelope (E_RATE_LIMITED) with Retry-After in seconds. Every charged answer carries RateLimit-Policy: "default";q=<burst>;w=<seconds to refill it> and RateLimit: "default";r=<tokens left>;t=<seconds until full> (draft-ietf-httpapi-ratelimit-headers). The client is the socket\'s peer; behind a proxy listed in TRUST_PROXY, the right-most X-Forwarded-For address that is not itself a trusted proxy (from any other peer the header is ignored, so a client cannot choose its bucket). The buckets are a fixed table (65,536 per service): a flood of new addresses cannot grow memory, and may at worst give a client a fresh bucket. /livez, /readyz and /metrics and the in-process callers (the CLI, the bulk-file build) are never charged. The typed client waits out a 429 as it does a 503.',
+};
+
+/** The operator's routes, the same on both services (ops-routes.ts). */
+export const OPERATIONS: Decision = {
+  topic: 'operations',
+  decision:
+    '/livez is 200 while the process answers. /readyz is 200 once the corpus is loaded and verified (the server listens only then), a pool worker is alive (finance) and the server is not shutting down; 503 with the reason otherwise. On SIGTERM /readyz turns 503 at once, the server answers as before for SHUTDOWN_DELAY_MS (2 s) so a balancer stops sending, then closes its listening sockets, answers what is in flight for SHUTDOWN_GRACE_MS at most, and exits 0. ' +
+    '/metrics is the Prometheus text format (prom-client), summed over every thread that serves the service: http_server_request_duration_seconds (OpenTelemetry buckets; labels route, the route id and never the raw path, with asset for the docs files and unmatched for no route; method; status_class 1xx-5xx, or aborted when the client left first), http_server_active_requests, http_server_response_body_bytes_total by format and encoding, civicstream_response_cache_lookups_total by result, civicstream_requests_refused_total by status (429, 503, 504), civicstream_jobs_total (inline or pool), civicstream_worker_busy_seconds_total, the pool\'s queue, jobs, workers and capacity, the page slots in use, event-loop lag (p99, mean and max over the last second, less the 10 ms sampling interval) and heap per thread, process_resident_memory_bytes, civicstream_corpus_rows and civicstream_build_info. Request counters move as each request ends; the pool\'s figures and the gauges are sampled each second per thread. The three routes are never cached, never rate limited, and answered while the server drains.',
 };
 
 export interface DictionaryRow {

@@ -33,6 +33,7 @@ export const ERROR_CATALOG = {
   E_RANGE_NOT_SATISFIABLE: { status: 416, summary: 'A Range on a bulk file that starts past its end (or asks for its last 0 bytes); Content-Range: bytes */<size> gives the size.' },
   E_URI_TOO_LONG: { status: 414, summary: 'A URL longer than 8,192 characters.' },
   E_HEADERS_TOO_LARGE: { status: 431, summary: 'Request headers larger than 16,384 bytes in all.' },
+  E_RATE_LIMITED: { status: 429, summary: 'Over the client\'s rate limit (RATE_LIMIT, RATE_LIMIT_BURST); retry after the Retry-After seconds. RateLimit-Policy and RateLimit say the limit and what is left.' },
   E_BUSY: { status: 503, summary: 'The server is at capacity or shutting down; retry after the Retry-After seconds.', headers: { 'Retry-After': '1' } },
   E_TIMEOUT: { status: 504, summary: 'The request exceeded its time budget (REQUEST_TIMEOUT_MS) and its job was cancelled.' },
   E_INTERNAL: { status: 500, summary: 'An unexpected fault; the request id is logged.' },

@@ -23,6 +23,9 @@ export interface Incoming {
   ifRange: string;
   /** Bytes of all request headers (names, values and separators). */
   headerBytes: number;
+  /** The socket's peer address ('' in-process: the CLI and the tests' inject are never rate limited), and X-Forwarded-For ('' when absent). */
+  peer: string;
+  forwardedFor: string;
 }
 
 /**
@@ -37,6 +40,8 @@ export class Exchange {
   gone = false;
   /** The route that answered, by its index in the service's table (or ROUTE_ASSET, ROUTE_UNMATCHED): the metrics' label, never the raw path. */
   route = ROUTE_UNMATCHED;
+  /** Once the request is charged to its client (rate-stage.ts): the RateLimit headers every answer to it carries. */
+  rateHeaders: Record<string, string> | undefined;
 
   constructor(readonly requestId: string) {}
 

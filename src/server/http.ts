@@ -10,6 +10,7 @@ import { compilePipeline } from './pipeline.js';
 import type { Service } from './service.js';
 import { Outgoing } from './uws-outgoing.js';
 import { startSampler } from './metrics.js';
+import { peerText } from './client-address.js';
 
 export type { Asset, Service } from './service.js';
 export { drain, inFlight, openStreams } from './lifecycle.js';
@@ -19,10 +20,15 @@ let requestCounter = 0;
 const requestPrefix = `${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}${threadId ? `t${threadId}` : ''}`;
 
 /** What the pipeline reads of a request, copied out of uWS's object. */
-function copyIncoming(req: UWS.HttpRequest): Incoming {
+function copyIncoming(res: UWS.HttpResponse, req: UWS.HttpRequest): Incoming {
   const method = req.getMethod();
   let headerBytes = 0;
-  req.forEach((k, v) => { headerBytes += k.length + v.length + 4; });
+  // Every X-Forwarded-For line, in order (getHeader reads the first only): a proxy may add its own line.
+  let forwardedFor = '';
+  req.forEach((k, v) => {
+    headerBytes += k.length + v.length + 4;
+    if (k === 'x-forwarded-for') forwardedFor = forwardedFor === '' ? v : `${forwardedFor},${v}`;
+  });
   return {
     method,
     methodText: method === 'get' || method === 'head' ? method : req.getCaseSensitiveMethod(),
@@ -35,6 +41,8 @@ function copyIncoming(req: UWS.HttpRequest): Incoming {
     range: req.getHeader('range'),
     ifRange: req.getHeader('if-range'),
     headerBytes,
+    peer: peerText(res),
+    forwardedFor,
   };
 }
 
@@ -46,7 +54,7 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
   const app = uws.App();
   app.any('/*', (res, req) => {
     const started = performance.now();
-    const incoming = copyIncoming(req);
+    const incoming = copyIncoming(res, req);
     const ex = new Exchange(`${requestPrefix}-${(++requestCounter).toString(36)}`);
     const out = new Outgoing(res, ex, service, incoming.method, incoming.path, started);
     const answer = pipeline.dispatch(incoming, ex);

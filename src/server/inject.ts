@@ -50,6 +50,9 @@ export async function inject<Ctx>(service: Service<Ctx>, url: string, o: InjectO
     range: headers.range ?? '',
     ifRange: headers['if-range'] ?? '',
     headerBytes: Object.entries(headers).reduce((n, [k, v]) => n + k.length + v.length + 4, 0),
+    // In-process: no peer, so never rate limited.
+    peer: '',
+    forwardedFor: headers['x-forwarded-for'] ?? '',
   };
   const ex = new Exchange(`inject-${(++injected).toString(36)}`);
   const answer: Answer = await pipelineOf(service).dispatch(req, ex);

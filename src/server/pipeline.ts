@@ -35,6 +35,7 @@ import { Router, type Match } from './router.js';
 import type { Service } from './service.js';
 import { compileValidator, type Validator } from './validate.js';
 import { registerOps } from './ops-routes.js';
+import { charge, chargeFailed } from './rate-stage.js';
 import { ROUTE_ASSET, telemetry, type Telemetry } from './telemetry.js';
 
 export const MAX_URL = 8192;
@@ -97,7 +98,7 @@ export function compilePipeline<Ctx>(service: Service<Ctx>): Pipeline {
         enc = negotiated(req);
         return asset(line, req, enc, ex) ?? routed(line, req, ex, enc);
       } catch (err) {
-        return encodeAnswer(errorAnswer(err, ex, req.path), enc);
+        return encodeAnswer(errorAnswer(chargeFailed(service.rate, req, ex, err), ex, req.path), enc);
       }
     },
   };
@@ -142,6 +143,7 @@ function asset<Ctx>(line: Line<Ctx>, req: Incoming, enc: Encoding, ex: Exchange)
   const a = line.assets.get(req.path)?.get(enc);
   if (a === undefined) return undefined;
   ex.route = ROUTE_ASSET;
+  charge(line.service.rate, req, ex, 1);
   if (req.ifNoneMatch !== '' && etagMatches(req.ifNoneMatch, a.validators.ETag!)) {
     return { kind: 'bytes', status: 304, contentType: a.answer.contentType, body: '', headers: a.validators };
   }
@@ -222,6 +224,7 @@ function routed<Ctx>(line: Line<Ctx>, req: Incoming, ex: Exchange, enc: Encoding
   const spec = match.route.spec;
   ex.route = match.route.index;
   const { params, url } = validate(service, match, req);
+  charge(service.rate, req, ex, spec.cost?.(params, service.ctx, req.range) ?? 1);
   const validators = freshness(service, spec, url, enc);
   if (validators !== undefined && req.ifNoneMatch !== '' && etagMatches(req.ifNoneMatch, validators.ETag!)) {
     return { kind: 'bytes', status: 304, contentType: JSON_TYPE, body: '', headers: validators };

@@ -123,6 +123,11 @@ interface RouteBase<Ctx> {
    * while the server drains too, never rate limited, never cached.
    */
   operational?: true;
+  /**
+   * Tokens a request costs its client (rate-stage.ts) from its validated parameters: a bulk page by the rows
+   * it asks, a file by its bytes; 1 when absent.
+   */
+  cost?(params: any, ctx: Ctx, range: string): number;
   /** Example calls generated from the live corpus, for /examples and the docs. */
   examples?(ctx: Ctx): { description: string; path: string }[];
 }

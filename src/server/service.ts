@@ -6,6 +6,7 @@
 import type { RouteSpec } from './route-spec.js';
 import type { ResponseCache } from './response-cache.js';
 import type { OpsHooks } from './ops-routes.js';
+import type { RateGate } from './rate-stage.js';
 
 export interface Asset {
   contentType: string;
@@ -37,4 +38,6 @@ export interface Service<Ctx> {
   admitStream?: () => (() => void) | null;
   /** What /readyz and /metrics read of the service (ops-routes.ts). */
   ops?: OpsHooks;
+  /** The per-client rate limits (rate-stage.ts); absent: none (RATE_LIMIT=0). */
+  rate?: RateGate;
 }

@@ -14,7 +14,7 @@ import { telemetry, type Telemetry } from './telemetry.js';
 
 const STATUS_TEXT: Record<number, string> = {
   200: '200 OK', 204: '204 No Content', 206: '206 Partial Content', 304: '304 Not Modified', 307: '307 Temporary Redirect', 400: '400 Bad Request', 404: '404 Not Found',
-  405: '405 Method Not Allowed', 406: '406 Not Acceptable', 414: '414 URI Too Long', 416: '416 Range Not Satisfiable', 431: '431 Request Header Fields Too Large',
+  405: '405 Method Not Allowed', 406: '406 Not Acceptable', 429: '429 Too Many Requests', 414: '414 URI Too Long', 416: '416 Range Not Satisfiable', 431: '431 Request Header Fields Too Large',
   500: '500 Internal Server Error', 503: '503 Service Unavailable', 504: '504 Gateway Timeout',
 };
 
@@ -86,6 +86,8 @@ export class Outgoing<Ctx> {
     // An answer's own header replaces a common one of the name (Vary: Accept, Accept-Encoding on a route of several formats).
     for (const [k, v] of COMMON_HEADERS) if (headers === undefined || headers[k] === undefined) res.writeHeader(k, v);
     res.writeHeader('X-Request-Id', this.ex.requestId);
+    const rate = this.ex.rateHeaders;
+    if (rate !== undefined) for (const k in rate) res.writeHeader(k, rate[k]!);
     res.writeHeader('Content-Type', contentType);
     if (headers) for (const k in headers) res.writeHeader(k, headers[k]!);
   }

@@ -1,0 +1,64 @@
+// The rate stage: every request a client sends over the network is charged
+// to its bucket (rate-limit.ts) before it is handled, and refused with a 429
+// envelope past its limit, so one client cannot take the pool from the
+// others. Its charge is what the route declares (RouteSpec.cost: a bulk page
+// by the rows it asks, a bulk file by its bytes), 1 otherwise. A request that
+// fails before its route is known (404, 400, 405...) costs 1 all the same: a
+// flood of bad requests is a flood. The operator's routes (/livez, /readyz,
+// /metrics) and the in-process callers (the CLI, the bulk-file build, the
+// tests' inject) are never charged.
+//
+// Every answer to a charged request carries the IETF RateLimit-Policy and
+// RateLimit headers, a 429 Retry-After too.
+
+import type { Config } from '../config.js';
+import { apiError, ApiError } from './errors.js';
+import type { Exchange, Incoming } from './exchange.js';
+import { clientAddress, parseTrustedProxies, RateLimiter, type RatePolicy, type TrustedProxies } from './rate-limit.js';
+
+/** A service's limiter and the proxies whose X-Forwarded-For it believes. */
+export interface RateGate {
+  limiter: RateLimiter;
+  policy: RatePolicy;
+  trusted: TrustedProxies;
+}
+
+/** A bulk page costs one token more per ROWS_PER_TOKEN rows it asks for, a bulk file one more per BYTES_PER_TOKEN. */
+export const ROWS_PER_TOKEN = 10_000;
+export const BYTES_PER_TOKEN = 10 * 1024 * 1024;
+
+/** The process's tables, by service: made by the main thread, adopted by the front threads, so a client has one bucket whichever thread answers. */
+let tables: Record<string, SharedArrayBuffer> = {};
+
+export function shareRateTables(shared?: Record<string, SharedArrayBuffer>): Record<string, SharedArrayBuffer> {
+  if (shared !== undefined) tables = shared;
+  return tables;
+}
+
+/** Service `name`'s gate under config, or undefined when RATE_LIMIT is 0 (off). */
+export function rateGate(name: string, config: Config): RateGate | undefined {
+  if (config.rateLimit === 0) return undefined;
+  const table = tables[name] ?? (tables[name] = RateLimiter.table());
+  const policy = { rate: config.rateLimit, burst: config.rateLimitBurst };
+  return { limiter: new RateLimiter(policy, table), policy, trusted: parseTrustedProxies(config.trustProxy) };
+}
+
+/** Charges the request's client `cost` tokens, once per request; past the limit an E_RATE_LIMITED. In-process requests (no peer) are free. */
+export function charge(gate: RateGate | undefined, req: Incoming, ex: Exchange, cost: number): void {
+  if (gate === undefined || !req.peer || ex.rateHeaders !== undefined) return;
+  const d = gate.limiter.take(clientAddress(req.peer, req.forwardedFor, gate.trusted), cost);
+  ex.rateHeaders = gate.limiter.headers(d);
+  if (!d.ok) {
+    throw apiError('E_RATE_LIMITED', `Over this client's rate limit (a burst of ${gate.policy.burst} tokens, refilled at ${gate.policy.rate} a second; this request costs ${cost}); retry after ${d.retryAfterS} s (Retry-After). Bulk pages cost 1 more per ${ROWS_PER_TOKEN.toLocaleString('en-US')} rows asked: the bulk files (/api/v1/bulk) are the cheaper way to a whole table.`);
+  }
+}
+
+/** A request that failed before it was charged is charged 1; the error it is answered with (a 429 when that is refused). */
+export function chargeFailed(gate: RateGate | undefined, req: Incoming, ex: Exchange, err: unknown): unknown {
+  try {
+    charge(gate, req, ex, 1);
+    return err;
+  } catch (refused) {
+    return refused instanceof ApiError ? refused : err;
+  }
+}

@@ -1,0 +1,130 @@
+// Per-client rate limits over HTTP (issue 20): a client past its bucket gets
+// 429 envelopes with Retry-After and the IETF headers while the next client
+// is still served; bulk pages cost by the rows they ask; X-Forwarded-For is
+// believed only from a trusted proxy; the operator's routes are never
+// charged; the limits are on by default; the typed client waits out a 429.
+// Clients are told apart by their source address: Linux answers the whole of
+// 127.0.0.0/8 on loopback, so a request bound to 127.0.0.2 is another client.
+
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { financeClient } from 'civicstream/client';
+import { startServer, type Running } from './helpers/server.js';
+
+interface Got { status: number; headers: http.IncomingHttpHeaders; body: string }
+
+function get(base: string, path: string, o: { from?: string; headers?: Record<string, string> } = {}): Promise<Got> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${base}${path}`, { agent: false, localAddress: o.from ?? '127.0.0.1', headers: o.headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => { body += c; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** The r (remaining) of a RateLimit header: "default";r=7;t=1. */
+const remaining = (g: Got): number => Number(/;r=(\d+)/.exec(String(g.headers.ratelimit))?.[1]);
+const SMALL = '/api/v1/governments?q=springfield&limit=2';
+
+describe('rate limits', () => {
+  let s: Running;
+  // 2 tokens a second, 10 at once: slow enough that a test's few dozen requests do not refill much.
+  beforeAll(async () => { s = await startServer({ RATE_LIMIT: '2', RATE_LIMIT_BURST: '10', FRONT_THREADS: '2', TRUST_PROXY: '127.0.0.9' }); });
+  afterAll(async () => { await s?.stop(); });
+
+  it('answers a client past its limit 429 with Retry-After and the RateLimit headers, over both front threads; the next client is served', async () => {
+    const seen: number[] = [];
+    let refused: Got | undefined;
+    for (let i = 0; i < 14 && refused === undefined; i++) {
+      const g = await get(s.url, SMALL, { from: '127.0.0.2' });
+      expect(g.headers['ratelimit-policy']).toBe('"default";q=10;w=5');
+      if (g.status === 429) refused = g;
+      else { expect(g.status).toBe(200); seen.push(remaining(g)); }
+    }
+    // One bucket for the process, whichever thread answered: 10 (a token may refill meanwhile), never 10 per thread.
+    expect(seen.length).toBeGreaterThanOrEqual(10);
+    expect(seen.length).toBeLessThanOrEqual(12);
+    expect(refused).toBeDefined();
+    const env = JSON.parse(refused!.body);
+    expect(env.status).toBe('error');
+    expect(env.meta.error_code).toBe('E_RATE_LIMITED');
+    expect(Number(refused!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(refused!.headers.ratelimit).toMatch(/^"default";r=0;t=\d+$/);
+    // Another client is served meanwhile, with a full bucket.
+    const other = await get(s.url, SMALL, { from: '127.0.0.3' });
+    expect(other.status).toBe(200);
+    expect(remaining(other)).toBe(9);
+    // A bad request costs a token too, and is refused once the bucket is empty.
+    const bad = await get(s.url, '/api/v1/no-such-route', { from: '127.0.0.2' });
+    expect(bad.status).toBe(429);
+  });
+
+  it('charges a bulk page by the rows it asks: 1, and 1 more per 10,000', async () => {
+    const a = await get(s.url, SMALL, { from: '127.0.0.4' });
+    const b = await get(s.url, '/api/v1/spending?type=state&years=2019&format=csv&limit=50000', { from: '127.0.0.4' });
+    expect(b.status).toBe(200);
+    // 9 left after the first; the page costs 6 (a token may have refilled between them).
+    expect(remaining(a) - remaining(b)).toBeGreaterThanOrEqual(5);
+    expect(remaining(a) - remaining(b)).toBeLessThanOrEqual(6);
+    const c = await get(s.url, '/api/v1/spending?type=state&years=2019&format=csv&limit=50000', { from: '127.0.0.4' });
+    expect(c.status).toBe(429);
+  });
+
+  it('believes X-Forwarded-For only from a trusted proxy', async () => {
+    const viaProxy = (client: string): Promise<Got> => get(s.url, SMALL, { from: '127.0.0.9', headers: { 'x-forwarded-for': client } });
+    for (let i = 0; i < 10; i++) expect((await viaProxy('203.0.113.5')).status).toBe(200);
+    expect((await viaProxy('203.0.113.5')).status).toBe(429);
+    // The proxy's other clients have their own buckets, and so does the proxy itself.
+    expect((await viaProxy('198.51.100.7, 203.0.113.6')).status).toBe(200);
+    expect(remaining(await get(s.url, SMALL, { from: '127.0.0.9' }))).toBe(9);
+    // From a peer that is not a trusted proxy X-Forwarded-For is ignored: a client cannot pick a fresh bucket.
+    const spoofer = (xff: string): Promise<Got> => get(s.url, SMALL, { from: '127.0.0.5', headers: { 'x-forwarded-for': xff } });
+    for (let i = 0; i < 10; i++) expect((await spoofer(`192.0.2.${i}`)).status).toBe(200);
+    expect((await spoofer('192.0.2.200')).status).toBe(429);
+  });
+
+  it('never charges /livez, /readyz and /metrics, and counts the 429s sent', async () => {
+    const metric = async (): Promise<number> => {
+      const text = (await get(s.url, '/metrics', { from: '127.0.0.6' })).body;
+      return Number(/^civicstream_requests_refused_total\{status="429"\} (\d+)$/m.exec(text)![1]);
+    };
+    const before = await metric();
+    let refused = 0;
+    for (let i = 0; i < 14; i++) if ((await get(s.url, SMALL, { from: '127.0.0.6' })).status === 429) refused++;
+    expect(refused).toBeGreaterThanOrEqual(2);
+    for (const p of ['/livez', '/readyz', '/metrics']) {
+      const g = await get(s.url, p, { from: '127.0.0.6' });
+      expect(g.status).toBe(200);
+      expect(g.headers.ratelimit).toBeUndefined();
+    }
+    expect((await metric()) - before).toBe(refused);
+  });
+
+  it('the typed client waits out a 429 (Retry-After) and gets its answer', async () => {
+    // Its requests come from 127.0.0.1: spend that bucket first.
+    for (let i = 0; i < 12; i++) await get(s.url, SMALL);
+    expect((await get(s.url, SMALL)).status).toBe(429);
+    const env = await financeClient(s.url, { retries: 4 }).get('/api/v1/governments', { q: 'springfield', limit: 2 });
+    expect(env.status).toBe('success');
+  });
+});
+
+describe('rate limits by default', () => {
+  it('are on, generous, and the school service has its own', async () => {
+    const s = await startServer({ RATE_LIMIT: '', RATE_LIMIT_BURST: '' });
+    try {
+      const g = await get(s.url, SMALL);
+      expect(g.headers['ratelimit-policy']).toBe('"default";q=500;w=5');
+      expect(remaining(g)).toBe(499);
+      const a = await get(s.arrestsUrl, '/api/v1/districts?state=NH&limit=2');
+      expect(a.status).toBe(200);
+      expect(remaining(a)).toBe(499);
+    } finally {
+      await s.stop();
+    }
+  });
+});
