@@ -34,6 +34,8 @@ describe('deploy/nginx', () => {
       expect(l.body).toMatch(/proxy_cache\s+civicstream\s*;/);
       expect(l.body).toMatch(/proxy_cache_revalidate\s+on\s*;/);
       expect(l.body).toMatch(/proxy_set_header\s+X-Forwarded-For\s+\$remote_addr\s*;/);
+      // A client's remaining count, which a cached copy would carry to others.
+      expect(l.body).toMatch(/proxy_hide_header\s+RateLimit\s*;/);
       expect(l.body).toMatch(/proxy_buffering\s+on\s*;/);
     }
     // No proxy_cache_valid anywhere: only answers carrying Cache-Control are cached (not /health, errors, the bulk listing).
