@@ -26,7 +26,7 @@ COPY fixtures ./fixtures
 COPY explore ./explore
 USER node
 EXPOSE 8080 8081
-# Healthy only when both services answer their health route.
+# Healthy only when both services are ready (/readyz: loaded, a live worker, not shutting down).
 HEALTHCHECK --interval=15s --timeout=3s --start-period=60s --retries=3 \
-  CMD node -e "Promise.all([process.env.FINANCE_PORT,process.env.ARRESTS_PORT].map(p=>fetch('http://127.0.0.1:'+p+'/api/v1/health'))).then(rs=>process.exit(rs.every(r=>r.ok)?0:1),()=>process.exit(1))"
+  CMD node -e "Promise.all([process.env.FINANCE_PORT,process.env.ARRESTS_PORT].map(p=>fetch('http://127.0.0.1:'+p+'/readyz'))).then(rs=>process.exit(rs.every(r=>r.ok)?0:1),()=>process.exit(1))"
 CMD ["node", "dist/src/cli/main.js", "serve"]

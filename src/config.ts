@@ -129,7 +129,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 2000, 0, 600_000),
     rateLimit: int(env, 'RATE_LIMIT', 100, 0, 1_000_000),
-    rateLimitBurst: int(env, 'RATE_LIMIT_BURST', 500, 1, 10_000_000),
+    rateLimitBurst: int(env, 'RATE_LIMIT_BURST', 500, 1, 2_000_000),
     trustProxy: trustProxy(env),
     poolQueue: int(env, 'POOL_QUEUE', 64, 0, 100_000),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1, 3_600_000),

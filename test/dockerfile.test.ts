@@ -30,12 +30,12 @@ describe('Dockerfile', () => {
     expect(env.NODE_ENV).toBe('production');
   });
 
-  it('exposes both ports it serves on, checks both health routes, and names the mirrors without container paths', () => {
+  it('exposes both ports it serves on, checks both services are ready, and names the mirrors without container paths', () => {
     expect(args('EXPOSE').flat().sort()).toEqual([env.FINANCE_PORT, env.ARRESTS_PORT].sort());
     const health = df.getInstructions().find((i) => i.getKeyword() === 'HEALTHCHECK')!.toString();
     expect(health).toContain('FINANCE_PORT');
     expect(health).toContain('ARRESTS_PORT');
-    expect(health).toContain('/api/v1/health');
+    expect(health).toContain('/readyz');
     for (const k of ['MIRROR_URL', 'ARRESTS_MIRROR_URL']) expect(env[k]).toMatch(/^fixtures\//);
     const cmd = df.getInstructions().find((i) => i.getKeyword() === 'CMD')!.toString().replace(/^CMD\s+/, '');
     expect(JSON.parse(cmd)).toEqual(['node', 'dist/src/cli/main.js', 'serve']);

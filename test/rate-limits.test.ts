@@ -9,6 +9,7 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { financeClient } from 'civicstream/client';
+import { bucketKey } from '../dist/src/server/rate-stage.js';
 import { startServer, type Running } from './helpers/server.js';
 
 interface Got { status: number; headers: http.IncomingHttpHeaders; body: string }
@@ -81,6 +82,10 @@ describe('rate limits', () => {
     // The proxy's other clients have their own buckets, and so does the proxy itself.
     expect((await viaProxy('198.51.100.7, 203.0.113.6')).status).toBe(200);
     expect(remaining(await get(s.url, SMALL, { from: '127.0.0.9' }))).toBe(9);
+    // An IPv6 client is its /64: another address of the same /64 shares the bucket, another /64 has its own.
+    for (let i = 0; i < 10; i++) expect((await viaProxy('2001:db8:1:2::5')).status).toBe(200);
+    expect((await viaProxy('2001:db8:1:2:ffff::9')).status).toBe(429);
+    expect((await viaProxy('2001:db8:1:3::5')).status).toBe(200);
     // From a peer that is not a trusted proxy X-Forwarded-For is ignored: a client cannot pick a fresh bucket.
     const spoofer = (xff: string): Promise<Got> => get(s.url, SMALL, { from: '127.0.0.5', headers: { 'x-forwarded-for': xff } });
     for (let i = 0; i < 10; i++) expect((await spoofer(`192.0.2.${i}`)).status).toBe(200);
@@ -110,6 +115,16 @@ describe('rate limits', () => {
     expect((await get(s.url, SMALL)).status).toBe(429);
     const env = await financeClient(s.url, { retries: 4 }).get('/api/v1/governments', { q: 'springfield', limit: 2 });
     expect(env.status).toBe('success');
+  });
+});
+
+describe('bucketKey', () => {
+  it('keys IPv4 by the address and IPv6 by its /64', () => {
+    expect(bucketKey('203.0.113.5')).toBe('203.0.113.5');
+    expect(bucketKey('2001:db8:1:2::5')).toBe('2001:db8:1:2::/64');
+    expect(bucketKey('2001:db8:1:2:aaaa:bbbb:cccc:dddd')).toBe('2001:db8:1:2::/64');
+    expect(bucketKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(bucketKey('::1')).toBe('0:0:0:0::/64');
   });
 });
 

@@ -23,7 +23,11 @@ export interface ServiceInfo {
   build: Record<string, string>;
 }
 
-type Values = MetricValueWithName<string>[];
+type Value = MetricValueWithName<string>;
+type Values = Value[];
+const BUCKET = 'http_server_request_duration_seconds_bucket';
+/** Each bucket's le label, made once. */
+const LE = [...DURATION_BUCKETS.map((b) => ({ le: b })), { le: '+Inf' }];
 interface Def { name: string; help: string; type: 'counter' | 'gauge' | 'histogram'; values: Values }
 
 /** This thread's own figures: written to its slot before a scrape reads the board, and each second by the sampler. */
@@ -68,18 +72,20 @@ function requestDefs(board: BoardReader, routeIds: readonly string[]): Def[] {
     for (let m = 0; m < METHODS.length; m++) {
       for (let c = 0; c < STATUS_CLASSES.length; c++) {
         const s = board.series(r, m, c);
-        const labels = { route, method: METHODS[m]!, status_class: STATUS_CLASSES[c]! };
         let count = 0;
         for (let k = 0; k <= DURATION_BUCKETS.length; k++) count += s[k]!;
         if (count === 0) continue;
+        // As prom-client's own Histogram writes them: the series' labels shared by its lines (the registry
+        // formats them once per object), each bucket's le its own; le first.
+        const labels = { route, method: METHODS[m]!, status_class: STATUS_CLASSES[c]! };
         let cum = 0;
         for (let k = 0; k < DURATION_BUCKETS.length; k++) {
           cum += s[k]!;
-          buckets.push({ metricName: 'http_server_request_duration_seconds_bucket', labels: { ...labels, le: DURATION_BUCKETS[k]! }, value: cum });
+          buckets.push({ metricName: BUCKET, labels: LE[k]!, sharedLabels: labels, value: cum } as Value);
         }
-        buckets.push({ metricName: 'http_server_request_duration_seconds_bucket', labels: { ...labels, le: '+Inf' }, value: count });
-        buckets.push({ metricName: 'http_server_request_duration_seconds_sum', labels, value: s[DURATION_BUCKETS.length + 1]! });
-        buckets.push({ metricName: 'http_server_request_duration_seconds_count', labels, value: count });
+        buckets.push({ metricName: BUCKET, labels: LE[DURATION_BUCKETS.length]!, sharedLabels: labels, value: count } as Value);
+        buckets.push({ metricName: 'http_server_request_duration_seconds_sum', labels: {}, sharedLabels: labels, value: s[DURATION_BUCKETS.length + 1]! } as Value);
+        buckets.push({ metricName: 'http_server_request_duration_seconds_count', labels: {}, sharedLabels: labels, value: count } as Value);
       }
     }
   }

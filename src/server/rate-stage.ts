@@ -46,11 +46,24 @@ export function rateGate(name: string, config: Config): RateGate | undefined {
 /** Charges the request's client `cost` tokens, once per request; past the limit an E_RATE_LIMITED. In-process requests (no peer) are free. */
 export function charge(gate: RateGate | undefined, req: Incoming, ex: Exchange, cost: number): void {
   if (gate === undefined || !req.peer || ex.rateHeaders !== undefined) return;
-  const d = gate.limiter.take(clientAddress(req.peer, req.forwardedFor, gate.trusted), cost);
+  const d = gate.limiter.take(bucketKey(clientAddress(req.peer, req.forwardedFor, gate.trusted)), cost);
   ex.rateHeaders = gate.limiter.headers(d);
   if (!d.ok) {
     throw apiError('E_RATE_LIMITED', `Over this client's rate limit (a burst of ${gate.policy.burst} tokens, refilled at ${gate.policy.rate} a second; this request costs ${cost}); retry after ${d.retryAfterS} s (Retry-After). Bulk pages cost 1 more per ${ROWS_PER_TOKEN.toLocaleString('en-US')} rows asked: the bulk files (/api/v1/bulk) are the cheaper way to a whole table.`);
   }
+}
+
+/**
+ * The bucket of a client address: an IPv4 address its own, an IPv6 address its /64, since one host or home
+ * usually holds a whole /64 and could otherwise take a fresh bucket with each of its 2^64 addresses.
+ */
+export function bucketKey(addr: string): string {
+  if (!addr.includes(':')) return addr;
+  const cut = addr.indexOf('::');
+  const head = (cut < 0 ? addr : addr.slice(0, cut)).split(':').filter((g) => g !== '');
+  const tail = cut < 0 ? [] : addr.slice(cut + 2).split(':').filter((g) => g !== '');
+  const groups = cut < 0 ? head : [...head, ...new Array<string>(Math.max(0, 8 - head.length - tail.length)).fill('0'), ...tail];
+  return `${groups.slice(0, 4).join(':')}::/64`;
 }
 
 /** A request that failed before it was charged is charged 1; the error it is answered with (a 429 when that is refused). */
