@@ -1,10 +1,9 @@
 // Graceful shutdown: SIGTERM stops listening, answers what is in flight to
 // the end, refuses new work on kept-alive connections, and exits 0.
 
-import { spawn } from 'node:child_process';
 import http from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { heldReaders } from './helpers/held-readers.js';
 import { startServer } from './helpers/server.js';
 
 const PULL = '/api/v1/spending?type=city&years=2011-2020&format=csv';
@@ -29,29 +28,6 @@ function heldGet(port: number, path: string, agent: http.Agent | false = false):
     });
     req.on('error', reject);
   });
-}
-
-/** N responses held in flight by readers with a 4 KB receive window (so the server really has bytes left to send). */
-async function heldReaders(port: number, path: string, n: number): Promise<{ readAll: () => Promise<{ status: number; rows: number; ends_with_crlf: boolean }[]>; stop: () => void }> {
-  const proc = spawn('python3', [fileURLToPath(new URL('./helpers/held-reader.py', import.meta.url)), '127.0.0.1', String(port), path, String(n)], { stdio: ['pipe', 'pipe', 'inherit'] });
-  let out = '';
-  proc.stdout!.on('data', (d) => { out += d; });
-  await new Promise<void>((resolve, reject) => {
-    const onData = (): void => { if (out.includes('ready')) { proc.stdout!.off('data', onData); resolve(); } };
-    proc.stdout!.on('data', onData);
-    proc.once('exit', (code) => reject(new Error(`held readers exited ${code}`)));
-  });
-  return {
-    readAll: () => new Promise((resolve, reject) => {
-      proc.stdout!.on('data', () => {
-        const line = out.split('\n').find((l) => l.startsWith('['));
-        if (line) resolve(JSON.parse(line));
-      });
-      proc.once('exit', (code) => reject(new Error(`held readers exited ${code}: ${out}`)));
-      proc.stdin!.write('go\n');
-    }),
-    stop: () => proc.kill(),
-  };
 }
 
 describe('graceful shutdown', () => {

@@ -110,6 +110,24 @@ function counter(board: BoardReader, name: string, help: string, cells: [string 
   return { name, help, type: 'counter', values: cells.map(([label, value, cell]) => ({ labels: label === null ? {} : { [label]: value }, value: board.sum(cell) })) };
 }
 
+/** The gauges summed over the threads, and those reported per thread: name, help, the board's cell. */
+const TOTALS: [string, string, Scalar][] = [
+  ['http_server_active_requests', 'Requests received and not yet answered to their end.', 'inFlight'],
+  ['civicstream_open_streams', 'Answers streaming now (bulk pages, files).', 'openStreams'],
+  ['civicstream_pool_queue_depth', 'Jobs waiting for a worker.', 'poolWaiting'],
+  ['civicstream_pool_jobs', 'Jobs running or waiting for a worker (what the 503 cap counts).', 'poolJobs'],
+  ['civicstream_pool_workers', 'Live worker threads of the pools.', 'poolWorkers'],
+  ['civicstream_pool_capacity', 'Jobs that may run or wait (WORKERS + POOL_QUEUE); past it, 503.', 'poolCapacity'],
+  ['civicstream_csv_page_slots_in_use', 'Page slots held by bulk streams now.', 'slotsInUse'],
+  ['civicstream_csv_page_slots', 'Page slots (CSV_PAGE_SLOTS): the cap on concurrent bulk streams.', 'slotsTotal'],
+];
+const PER_THREAD: [string, string, Scalar][] = [
+  ['nodejs_eventloop_lag_p99_seconds', 'The 99th percentile of the event loop\'s delay over the last second, per serving thread.', 'loopP99'],
+  ['nodejs_eventloop_lag_mean_seconds', 'The mean event-loop delay over the last second, per serving thread.', 'loopMean'],
+  ['nodejs_eventloop_lag_max_seconds', 'The longest event-loop delay in the last second, per serving thread.', 'loopMax'],
+  ['nodejs_heap_size_used_bytes', 'V8 heap in use, per serving thread.', 'heapUsed'],
+];
+
 /** Gauges per thread (label thread: front thread index, or main), and the process's. */
 function gaugeDefs(board: BoardReader, info: ServiceInfo): Def[] {
   const perThread = (name: string, help: string, cell: Scalar): Def => {
@@ -123,18 +141,8 @@ function gaugeDefs(board: BoardReader, info: ServiceInfo): Def[] {
   const total = (name: string, help: string, cell: Scalar): Def => ({ name, help, type: 'gauge', values: [{ labels: {}, value: board.sum(cell) }] });
   const mem = process.memoryUsage();
   return [
-    total('http_server_active_requests', 'Requests received and not yet answered to their end.', 'inFlight'),
-    total('civicstream_open_streams', 'Answers streaming now (bulk pages, files).', 'openStreams'),
-    total('civicstream_pool_queue_depth', 'Jobs waiting for a worker.', 'poolWaiting'),
-    total('civicstream_pool_jobs', 'Jobs running or waiting for a worker (what the 503 cap counts).', 'poolJobs'),
-    total('civicstream_pool_workers', 'Live worker threads of the pools.', 'poolWorkers'),
-    total('civicstream_pool_capacity', 'Jobs that may run or wait (WORKERS + POOL_QUEUE); past it, 503.', 'poolCapacity'),
-    total('civicstream_csv_page_slots_in_use', 'Page slots held by bulk streams now.', 'slotsInUse'),
-    total('civicstream_csv_page_slots', 'Page slots (CSV_PAGE_SLOTS): the cap on concurrent bulk streams.', 'slotsTotal'),
-    perThread('nodejs_eventloop_lag_p99_seconds', 'The 99th percentile of the event loop\'s delay over the last second, per serving thread.', 'loopP99'),
-    perThread('nodejs_eventloop_lag_mean_seconds', 'The mean event-loop delay over the last second, per serving thread.', 'loopMean'),
-    perThread('nodejs_eventloop_lag_max_seconds', 'The longest event-loop delay in the last second, per serving thread.', 'loopMax'),
-    perThread('nodejs_heap_size_used_bytes', 'V8 heap in use, per serving thread.', 'heapUsed'),
+    ...TOTALS.map(([name, help, cell]) => total(name, help, cell)),
+    ...PER_THREAD.map(([name, help, cell]) => perThread(name, help, cell)),
     { name: 'process_resident_memory_bytes', help: 'Resident memory of the whole process (every thread, the shared corpus included).', type: 'gauge', values: [{ labels: {}, value: mem.rss }] },
     { name: 'nodejs_external_memory_bytes', help: 'Memory of ArrayBuffers and other objects outside the V8 heap of the answering thread (the shared corpus columns are counted once per process).', type: 'gauge', values: [{ labels: {}, value: mem.external }] },
     { name: 'civicstream_corpus_rows', help: 'Rows of the corpus this service serves.', type: 'gauge', values: [{ labels: {}, value: info.rows }] },

@@ -1,7 +1,7 @@
 // Readers that hold an answer in flight (test/helpers/held-reader.py): N
 // connections with a 4 KB receive window, each reading only the first bytes
 // of its answer, so the server really has bytes left to send; readAll()
-// reads each to its end. The same as test/shutdown.test.ts's own.
+// reads each to its end.
 
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
