@@ -98,7 +98,8 @@ describe('money routes: category', () => {
     expect(await err(`${G}/balances?category=Police`)).toContain('expenditure category');
   });
   it('All Categories and /profile are exempt from the flow gate', async () => {
-    for (const r of ['spending', 'revenue']) expect((await get(`${G}/${r}?category=All%20Categories`)).status).toBe(200);
+    // Every money route takes it (issue 22, item 3: /balances refused it).
+    for (const r of ['spending', 'revenue', 'balances']) expect((await get(`${G}/${r}?category=All%20Categories`)).status).toBe(200);
     const p = await get(`${G}/profile?category=Police,Property%20Tax`);
     expect(p.status).toBe(200);
     expect(new Set(p.body.data.map((r: any) => r.flow))).toEqual(new Set(['expenditure', 'revenue']));

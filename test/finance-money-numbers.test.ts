@@ -93,6 +93,8 @@ describe('provenance.sql_query, run in DuckDB, reproduces the rows', async () =>
     `${V}/${city}/spending?category=highways&subtype=capital`,
     `${V}/${city}/revenue?category=All%20Categories`,
     `${V}/${city}/balances?category=Fund%20Balances`,
+    `${V}/${state}/balances?category=All%20Categories`,
+    `${V}/${city}/balances?category=All%20Categories&years=2019-2020`,
     `${V}/${state}/spending?years=2011&expenditure_concept=total&category=Corrections`,
     `${V}/${township}/spending`,
     `${V}/${township}/revenue?years=2011,2020&recipe=ig_federal_total_wide`,
@@ -115,6 +117,27 @@ describe('provenance.sql_query, run in DuckDB, reproduces the rows', async () =>
       expect(body.data.length).toBeGreaterThan(0);
     });
   }
+});
+
+describe('All Categories on /balances (issue 22, item 3)', async () => {
+  const govs = (await Promise.all([0, 1, 2].map((t) => governmentsInAllYears(t, 3, 10)))).flat();
+  it(`is, per year and subtype, the sum of the categories' rows, for ${govs.length} governments of three types`, async () => {
+    let compared = 0;
+    for (const govid of govs) {
+      const all = (await get(`${V}/${govid}/balances?category=All%20Categories`)).body;
+      const each = (await get(`${V}/${govid}/balances?limit=1000`)).body;
+      expect(all.status).toBe('success');
+      const sums = new Map<string, number>();
+      for (const r of each.data) sums.set(`${r.year}|${r.balance_subtype}`, (sums.get(`${r.year}|${r.balance_subtype}`) ?? 0) + r.amt_nominal);
+      expect(all.data.length).toBe(sums.size);
+      for (const r of all.data) {
+        expect(r.category).toBe('All Categories');
+        expect(r.amt_nominal).toBeCloseTo(sums.get(`${r.year}|${r.balance_subtype}`)!, 0);
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(10);
+  });
 });
 
 describe('a harmonized query for named categories (which reads only those categories\' rows of each group)', async () => {

@@ -155,10 +155,10 @@ describe('/governments/{govid}/peer-comparison', () => {
     target = t!.canonical_govid;
   });
 
-  it('category is required, exactly one; total is refused naming the route that has it', async () => {
+  it('category is required, exactly one (All Categories counts as one); total is refused naming the route that has it', async () => {
     expect(expectErrorEnvelope(await get(PC(target)), 400)).toBe('category is required for peer comparison.');
     expectErrorEnvelope(await get(PC(target, '?category=Police,Fire')), 400);
-    expectErrorEnvelope(await get(PC(target, '?category=All%20Categories')), 400);
+    expectErrorEnvelope(await get(PC(target, '?category=All%20Categories,Police')), 400);
     expect(expectErrorEnvelope(await get(PC(target, '?category=Police&expenditure_concept=total')), 400)).toContain('/governments/{govid}/spending');
     for (const k of ['subtype=capital', 'basis=raw', 'recipe=corrections_combined', 'complete=true']) expectErrorEnvelope(await get(PC(target, `?category=Police&${k}`)), 400);
   });
@@ -239,5 +239,36 @@ describe('peer-comparison summaries', () => {
     expect(new Set(summaries.map(key))).toEqual(peerCells);
     expect(summaries.length).toBe(3 * peerCells.size);
     expect(body.meta.total).toBe(body.data.length);
+  });
+});
+
+// Issue 22, item 3: All Categories on /peer-comparison compares per-capita totals per subtype.
+describe('peer-comparison of All Categories', () => {
+  it('compares each government\'s per-capita total per subtype, the summaries computed per (year, subtype) cell as for one category', async () => {
+    const target = '101003101811';
+    const { body, status } = await get(`/api/v1/governments/${target}/peer-comparison?category=All%20Categories&years=2019,2020&limit=1000`);
+    expect(status).toBe(200);
+    expect(body.data.length).toBeGreaterThan(10);
+    for (const r of body.data) expect(r.category, JSON.stringify(r)).toBe('All Categories');
+    // The target's rows are its own All Categories per-capita totals.
+    const own = (await get(`/api/v1/governments/${target}/spending?category=All%20Categories&per_capita=true&years=2019,2020`)).body;
+    const ownPc = new Map(own.data.map((r: any) => [`${r.year}:${r.spend_subtype}`, r.amt_per_capita_nominal]));
+    const targets = body.data.filter((r: any) => r.role === 'target');
+    expect(targets.length).toBeGreaterThan(0);
+    for (const r of targets) expect(r.amt_per_capita_nominal).toBeCloseTo(ownPc.get(`${r.year}:${r.spend_subtype}`) as number, 6);
+    // Each cell's summaries are over its peers with a value, ordered p25 <= p50 <= p75 within their range.
+    const cell = (r: any) => `${r.year}:${r.spend_subtype}`;
+    const peers = new Map<string, number[]>();
+    for (const r of body.data) if (r.role === 'peer' && r.amt_per_capita_nominal !== null) (peers.get(cell(r)) ?? peers.set(cell(r), []).get(cell(r))!).push(r.amt_per_capita_nominal);
+    const summaries = body.data.filter((r: any) => String(r.role).startsWith('summary_'));
+    expect(summaries.length).toBe(3 * peers.size);
+    for (const [k, values] of peers) {
+      const [p25, p50, p75] = ['summary_p25', 'summary_p50', 'summary_p75'].map((role) => summaries.find((s: any) => cell(s) === k && s.role === role));
+      expect(p50.ranked_of).toBe(values.length);
+      expect(p25.amt_per_capita_nominal).toBeLessThanOrEqual(p50.amt_per_capita_nominal);
+      expect(p50.amt_per_capita_nominal).toBeLessThanOrEqual(p75.amt_per_capita_nominal);
+      expect(p25.amt_per_capita_nominal).toBeGreaterThanOrEqual(Math.min(...values));
+      expect(p75.amt_per_capita_nominal).toBeLessThanOrEqual(Math.max(...values));
+    }
   });
 });

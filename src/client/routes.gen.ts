@@ -252,7 +252,7 @@ export interface FinanceRoutes {
       "limit"?: number;
       /** Zero-based page index: page N holds rows N*limit+1 to (N+1)*limit. */
       "page"?: number;
-      /** Category name(s), comma-separated, case-insensitive (see /categories). */
+      /** Category name(s), comma-separated, case-insensitive (see /categories), or the reserved 'All Categories' to sum every category of the concept per subtype. */
       "category"?: string | number;
       /** Keep only rows of this balance subtype (a filter applied after the query; provenance describes the query before it). */
       "subtype"?: "general" | "unemployment_trust" | "workers_comp_trust" | "other_insurance_trust" | "employee_retirement";

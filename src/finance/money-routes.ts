@@ -119,7 +119,7 @@ export const moneyRoutes: Route[] = [
     pathParams: { govid: govidPath },
     query: {
       ...common('nominal', false),
-      category: categoryParam({ flows: ['balance'], route: '/governments/{govid}/balances', allowAll: false }),
+      category: categoryParam({ flows: ['balance'], route: '/governments/{govid}/balances' }),
       subtype: subtypeParam('balance', '/governments/{govid}/balances'),
       basis, recipe: recipeOf(['balance'], '/governments/{govid}/balances'),
     },

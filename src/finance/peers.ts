@@ -19,7 +19,8 @@ import { exampleGov } from './examples.js';
 import { answer, corpusBasis, planOf, type MoneyParams } from './money.js';
 import { moneyTable, tableOptions, type MoneyRoute } from './money-table.js';
 import { REJECT, adjustParam, baseYearParam, categoryParam, expenditureConceptParam, moneyLimitParam } from './money-params.js';
-import type { CategoryChoice } from './money-choices.js';
+import { ALL_CATEGORIES, type CategoryChoice } from './money-choices.js';
+import { ALL_CATEGORIES_ID } from './plan.js';
 import { moneyFields } from './money-routes.js';
 import { moneyJob } from './run-money.js';
 import { govidPath, pageParam } from './params.js';
@@ -158,7 +159,7 @@ async function comparisonHandler(req: RouteRequest<FinanceCtx, ComparisonParams>
       case 'canonical_govid': return null;
       case 'gov_name': return label;
       case 'role': return role;
-      case 'category': return ctx.engine.categories[cell.cat];
+      case 'category': return cell.cat === ALL_CATEGORIES_ID ? ALL_CATEGORIES : ctx.engine.categories[cell.cat];
       case 'spend_subtype': return ctx.engine.subtypes[cell.sub];
       case 'amt_per_capita_nominal': return pc;
       case 'amt_per_capita_real': { const cpi = ctx.catalog.cpi.index.get(cell.year); return pc === null || cpi === undefined ? null : (pc * baseCpi) / cpi; }
@@ -195,7 +196,7 @@ async function comparisonHandler(req: RouteRequest<FinanceCtx, ComparisonParams>
 }
 
 const requiredCategory = required(
-  categoryParam({ flows: ['expenditure'], route: '/governments/{govid}/peer-comparison', single: true, allowAll: false }),
+  categoryParam({ flows: ['expenditure'], route: '/governments/{govid}/peer-comparison', single: true }),
   'category is required for peer comparison.',
 );
 
@@ -225,7 +226,7 @@ export const peerRoutes: RouteSpec<FinanceCtx>[] = [
   }),
   route({
     id: 'peer_comparison', cacheable: true, path: '/api/v1/governments/{govid}/peer-comparison', tags: ['peers'], produces: 'envelope',
-    summary: 'Target versus peers, per capita', description: 'The target\'s and each peer\'s per-capita spending in one category, and peer percentiles (p25, p50, p75) computed separately in each (year, subtype, category) cell.',
+    summary: 'Target versus peers, per capita', description: 'The target\'s and each peer\'s per-capita spending in one category (or All Categories: each government\'s per-capita total per subtype), and peer percentiles (p25, p50, p75) computed separately in each (year, subtype, category) cell.',
     pathParams: { govid: peerGovid },
     query: {
       category: requiredCategory, years: coverageYearsParam, coverage: coverageParam, expenditure_concept: expenditureConceptParam(false),
