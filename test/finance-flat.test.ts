@@ -30,8 +30,10 @@ describe('selection', () => {
     const [only2011] = await query(`SELECT canonical_govid FROM ${long()} GROUP BY 1 HAVING max(year) = 2011 LIMIT 1`);
     const { body, status } = await get(`${S}?govid=062037161174,999999999999,${only2011!.canonical_govid}`);
     expect(status).toBe(200);
-    expect(body.provenance.scope.govids_found).toEqual(['062037161174', only2011!.canonical_govid]);
+    // Each id in exactly one list (issue 22): found, what contributed rows; missing, unknown or without rows in 2020.
+    expect(body.provenance.scope.govids_found).toEqual(['062037161174']);
     expect(body.provenance.scope.govids_missing).toEqual(['999999999999', only2011!.canonical_govid]);
+    expect(body.meta.govid).toEqual(['062037161174', only2011!.canonical_govid]);
     expect(new Set(body.data.map((r: any) => r.canonical_govid))).toEqual(new Set(['062037161174']));
   });
 

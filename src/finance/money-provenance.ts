@@ -44,11 +44,7 @@ export function moneyProvenance(ctx: FinanceCtx, p: ProvenanceInput, s: MoneySum
   const seriesRefs = [...new Set(codes.flatMap((code) => (ctx.breaks.byCode.get(code) ?? []).filter(inWindow).map((b) => b.id)))].sort();
   const corpusRefs = [...new Set(ctx.breaks.corpus.filter(inWindow).map((b) => b.id))].sort();
 
-  const scope: Record<string, unknown> = {
-    gov_types_included: [0, 1, 2, 3],
-    govids_found: p.govids,
-  };
-  if (p.govidsMissing) scope.govids_missing = p.govidsMissing;
+  const scope: Record<string, unknown> = { gov_types_included: [0, 1, 2, 3], ...govidsScope(p.govids, p.govidsMissing) };
   if (p.perGovernment) {
     const lists = s.yearsPresent.map(([, years]) => years);
     // One government's years arrive in order already; only a merge of several needs the set and sort.
@@ -112,6 +108,16 @@ export function moneyProvenance(ctx: FinanceCtx, p: ProvenanceInput, s: MoneySum
     manifest: manifestBlock(ctx),
     sql_query: p.sql,
   };
+}
+
+/**
+ * A govid list's ids split in two (issue 22): found, those that contributed rows; missing, those unknown or
+ * that contributed none. Found listed every id that resolved, so an id without rows was in both.
+ */
+function govidsScope(govids: string[], missingIds: string[] | undefined): { govids_found: string[]; govids_missing?: string[] } {
+  if (missingIds === undefined) return { govids_found: govids };
+  const missing = new Set(missingIds);
+  return { govids_found: govids.filter((id) => !missing.has(id)), govids_missing: missingIds };
 }
 
 /** Governments named a year at most in completion.not_in_survey; n_governments counts them all. */
