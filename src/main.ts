@@ -100,12 +100,14 @@ async function main(): Promise<void> {
   // balancer polling /readyz stops sending first; then stop listening, let the answers in flight finish
   // (bounded), and exit 0. Ctrl-C (SIGINT) at a terminal has no balancer to wait for.
   let stopping = false;
+  let delayed: NodeJS.Timeout | undefined;
   const stop = (signal: NodeJS.Signals): void => {
-    if (stopping) return;
+    // A second signal during the delay (Ctrl-C after SIGTERM) closes at once.
+    if (stopping) { if (delayed !== undefined) { clearTimeout(delayed); delayed = undefined; close(); } return; }
     stopping = true;
     markStopping();
     const delay = signal === 'SIGTERM' ? config.shutdownDelayMs : 0;
-    if (delay > 0) setTimeout(close, delay);
+    if (delay > 0) delayed = setTimeout(() => { delayed = undefined; close(); }, delay);
     else close();
   };
   const close = (): void => {

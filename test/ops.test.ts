@@ -160,4 +160,16 @@ describe('SIGTERM', () => {
     expect(await exited).toBe(0);
     await expect(getNew(s.url, '/livez')).rejects.toThrow(/ECONNREFUSED/);
   });
+
+  it('a second signal during SHUTDOWN_DELAY_MS (Ctrl-C after SIGTERM) closes at once', async () => {
+    // Two minutes of delay: past this test's time budget, so only the second signal can end it in time.
+    const s = await startServer({ SHUTDOWN_DELAY_MS: '120000' });
+    const exited = new Promise<number | null>((r) => s.proc.once('exit', (c) => r(c)));
+    s.proc.kill('SIGTERM');
+    let ready = await getNew(s.url, '/readyz');
+    for (let t = 0; t < 50 && ready.status === 200; t++) ready = await getNew(s.url, '/readyz');
+    expect(ready.status).toBe(503);
+    s.proc.kill('SIGINT');
+    expect(await exited).toBe(0);
+  });
 });

@@ -20,7 +20,7 @@ let requestCounter = 0;
 const requestPrefix = `${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}${threadId ? `t${threadId}` : ''}`;
 
 /** What the pipeline reads of a request, copied out of uWS's object. */
-function copyIncoming(res: UWS.HttpResponse, req: UWS.HttpRequest): Incoming {
+function copyIncoming(res: UWS.HttpResponse, req: UWS.HttpRequest, wantPeer: boolean): Incoming {
   const method = req.getMethod();
   let headerBytes = 0;
   // Every X-Forwarded-For line, in order (getHeader reads the first only): a proxy may add its own line.
@@ -41,7 +41,8 @@ function copyIncoming(res: UWS.HttpResponse, req: UWS.HttpRequest): Incoming {
     range: req.getHeader('range'),
     ifRange: req.getHeader('if-range'),
     headerBytes,
-    peer: peerText(res),
+    // Read only where the rate limits need it: it copies the address out of uWS on every request.
+    peer: wantPeer ? peerText(res) : '',
     forwardedFor,
   };
 }
@@ -51,10 +52,11 @@ export function buildApp<Ctx>(uws: typeof UWS, service: Service<Ctx>): UWS.Templ
   // The gauges of a service served here (its pool, the event loop) are written once a second for /metrics.
   const sample = service.ops?.sample;
   startSampler(service.name, sample === undefined ? () => ({}) : () => sample());
+  const wantPeer = service.rate !== undefined;
   const app = uws.App();
   app.any('/*', (res, req) => {
     const started = performance.now();
-    const incoming = copyIncoming(res, req);
+    const incoming = copyIncoming(res, req, wantPeer);
     const ex = new Exchange(`${requestPrefix}-${(++requestCounter).toString(36)}`);
     const out = new Outgoing(res, ex, service, incoming.method, incoming.path, started);
     const answer = pipeline.dispatch(incoming, ex);

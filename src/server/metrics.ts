@@ -100,7 +100,7 @@ function requestDefs(board: BoardReader, routeIds: readonly string[]): Def[] {
     { name: 'http_server_request_duration_seconds', help: 'Time from a request\'s arrival to the end of its answer (the last byte of a stream), by route id, method and status class; aborted: the client left first.', type: 'histogram', values: buckets },
     { name: 'http_server_response_body_bytes_total', help: 'Body bytes written to clients, by body format and content coding.', type: 'counter', values: bytes },
     counter(board, 'civicstream_response_cache_lookups_total', 'Response-cache lookups of cacheable requests, by result.', [['result', 'hit', 'cacheHit'], ['result', 'miss', 'cacheMiss']]),
-    counter(board, 'civicstream_requests_refused_total', 'Requests answered 429 (over the client\'s rate limit), 503 (pool, page slots or connections at capacity, or draining) or 504 (past the time budget).', [['status', '429', 'refused429'], ['status', '503', 'refused503'], ['status', '504', 'refused504']]),
+    counter(board, 'civicstream_requests_refused_total', 'Requests answered 429 (over the client\'s rate limit), 503 (pool or page slots at capacity, or draining) or 504 (past the time budget).', [['status', '429', 'refused429'], ['status', '503', 'refused503'], ['status', '504', 'refused504']]),
     counter(board, 'civicstream_jobs_total', 'Jobs run: inline, by the answering thread itself (one government\'s history); pool, by a worker.', [['where', 'inline', 'jobsInline'], ['where', 'pool', 'jobsPool']]),
     counter(board, 'civicstream_worker_busy_seconds_total', 'Time the pool\'s workers spent running jobs.', [[null, '', 'workerBusySeconds']]),
   ];

@@ -36,7 +36,7 @@ import type { Service } from './service.js';
 import { compileValidator, type Validator } from './validate.js';
 import { registerOps } from './ops-routes.js';
 import { charge, chargeFailed } from './rate-stage.js';
-import { ROUTE_ASSET, telemetry, type Telemetry } from './telemetry.js';
+import { MAX_ROUTES, ROUTE_ASSET, telemetry, type Telemetry } from './telemetry.js';
 
 export const MAX_URL = 8192;
 export const MAX_HEADER_BYTES = 16_384;
@@ -75,6 +75,8 @@ export function compilePipeline<Ctx>(service: Service<Ctx>): Pipeline {
     else router.add(spec.path, c);
   });
   Object.freeze(service.routes);
+  // Each route has its own series on the metrics board, which has room for MAX_ROUTES.
+  if (service.routes.length > MAX_ROUTES) throw new Error(`${service.name}: ${service.routes.length} routes, more than the metrics board's ${MAX_ROUTES}`);
   registerOps(service.name, service.routes.map((r) => r.id), service.ops ?? {});
   const assets: Line<Ctx>['assets'] = new Map();
   for (const [path, a] of service.assets) {
@@ -90,15 +92,16 @@ export function compilePipeline<Ctx>(service: Service<Ctx>): Pipeline {
   return {
     dispatch(req, ex) {
       let enc: Encoding = 'identity';
+      const op = operational.get(req.path);
       try {
-        const op = operational.get(req.path);
         if (op !== undefined && (req.method === 'get' || req.method === 'head')) return answerOperational(line, op, req, ex, negotiated(req));
         const answer = limits(req) ?? preflight(req);
         if (answer !== undefined) return answer;
         enc = negotiated(req);
         return asset(line, req, enc, ex) ?? routed(line, req, ex, enc);
       } catch (err) {
-        return encodeAnswer(errorAnswer(chargeFailed(service.rate, req, ex, err), ex, req.path), enc);
+        // The operator's routes are never charged, even when refused (a 400, a 406).
+        return encodeAnswer(errorAnswer(op === undefined ? chargeFailed(service.rate, req, ex, err) : err, ex, req.path), enc);
       }
     },
   };
@@ -224,7 +227,7 @@ function routed<Ctx>(line: Line<Ctx>, req: Incoming, ex: Exchange, enc: Encoding
   const spec = match.route.spec;
   ex.route = match.route.index;
   const { params, url } = validate(service, match, req);
-  charge(service.rate, req, ex, spec.cost?.(params, service.ctx, req.range) ?? 1);
+  charge(service.rate, req, ex, spec.cost?.(params, service.ctx, req) ?? 1);
   const validators = freshness(service, spec, url, enc);
   if (validators !== undefined && req.ifNoneMatch !== '' && etagMatches(req.ifNoneMatch, validators.ETag!)) {
     return { kind: 'bytes', status: 304, contentType: JSON_TYPE, body: '', headers: validators };
@@ -250,7 +253,8 @@ function answerOperational<Ctx>(line: Line<Ctx>, op: Compiled<Ctx>, req: Incomin
   const rc: RenderContext = { validators: undefined, cacheKey: null, cache: undefined, gone: false, formats: JSON_ONLY };
   const reply = handle(line.service, op.spec, params, req, url, ex);
   if (!(reply instanceof Promise)) return encodeAnswer(render(reply, rc), enc);
-  return reply.then((r) => encodeAnswer(render(r, rc), enc), (err: unknown) => encodeAnswer(errorAnswer(err, ex, req.path), enc));
+  // A throw while rendering is answered too, never left unanswered.
+  return reply.then((r) => encodeAnswer(render(r, rc), enc)).catch((err: unknown) => encodeAnswer(errorAnswer(err, ex, req.path), enc));
 }
 
 /** Awaits the handler within the time budget: past it a 504, and the job is cancelled. */

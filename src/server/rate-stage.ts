@@ -5,8 +5,9 @@
 // by the rows it asks, a bulk file by its bytes), 1 otherwise. A request that
 // fails before its route is known (404, 400, 405...) costs 1 all the same: a
 // flood of bad requests is a flood. The operator's routes (/livez, /readyz,
-// /metrics) and the in-process callers (the CLI, the bulk-file build, the
-// tests' inject) are never charged.
+// /metrics), CORS preflights (OPTIONS) and the in-process callers (the CLI,
+// the bulk-file build, the tests' inject) are never charged, nor the server's
+// own refusals (503).
 //
 // Every answer to a charged request carries the IETF RateLimit-Policy and
 // RateLimit headers, a 429 Retry-After too.
@@ -26,6 +27,7 @@ export interface RateGate {
 /** A bulk page costs one token more per ROWS_PER_TOKEN rows it asks for, a bulk file one more per BYTES_PER_TOKEN. */
 export const ROWS_PER_TOKEN = 10_000;
 export const BYTES_PER_TOKEN = 10 * 1024 * 1024;
+const CHEAPER = `Bulk pages cost 1 more per ${ROWS_PER_TOKEN.toLocaleString('en-US')} rows asked: the bulk files (/api/v1/bulk) are the cheaper way to a whole table.`;
 
 /** The process's tables, by service: made by the main thread, adopted by the front threads, so a client has one bucket whichever thread answers. */
 let tables: Record<string, SharedArrayBuffer> = {};
@@ -49,7 +51,7 @@ export function charge(gate: RateGate | undefined, req: Incoming, ex: Exchange, 
   const d = gate.limiter.take(bucketKey(clientAddress(req.peer, req.forwardedFor, gate.trusted)), cost);
   ex.rateHeaders = gate.limiter.headers(d);
   if (!d.ok) {
-    throw apiError('E_RATE_LIMITED', `Over this client's rate limit (a burst of ${gate.policy.burst} tokens, refilled at ${gate.policy.rate} a second; this request costs ${cost}); retry after ${d.retryAfterS} s (Retry-After). Bulk pages cost 1 more per ${ROWS_PER_TOKEN.toLocaleString('en-US')} rows asked: the bulk files (/api/v1/bulk) are the cheaper way to a whole table.`);
+    throw apiError('E_RATE_LIMITED', `Over this client's rate limit (a burst of ${gate.policy.burst} tokens, refilled at ${gate.policy.rate} a second; this request costs ${cost}); retry after ${d.retryAfterS} s (Retry-After). ${CHEAPER}`);
   }
 }
 
@@ -66,8 +68,13 @@ export function bucketKey(addr: string): string {
   return `${groups.slice(0, 4).join(':')}::/64`;
 }
 
-/** A request that failed before it was charged is charged 1; the error it is answered with (a 429 when that is refused). */
+/**
+ * A request that failed before it was charged is charged 1; the error it is answered with (a 429 when that is
+ * refused). A refusal of the server's own (503 while draining or at capacity) is not charged: a proxy retries it
+ * on another replica, and a 429 in its place would not be.
+ */
 export function chargeFailed(gate: RateGate | undefined, req: Incoming, ex: Exchange, err: unknown): unknown {
+  if (err instanceof ApiError && err.status >= 500) return err;
   try {
     charge(gate, req, ex, 1);
     return err;

@@ -125,9 +125,9 @@ interface RouteBase<Ctx> {
   operational?: true;
   /**
    * Tokens a request costs its client (rate-stage.ts) from its validated parameters: a bulk page by the rows
-   * it asks, a file by its bytes; 1 when absent.
+   * it asks, a file by the bytes it will send (its Range, If-Range, HEAD); 1 when absent.
    */
-  cost?(params: any, ctx: Ctx, range: string): number;
+  cost?(params: any, ctx: Ctx, req: { range: string; ifRange: string; method: string }): number;
   /** Example calls generated from the live corpus, for /examples and the docs. */
   examples?(ctx: Ctx): { description: string; path: string }[];
 }

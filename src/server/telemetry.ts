@@ -6,11 +6,11 @@
 // (a busy or stuck one is read as it last wrote), and costs a pass over a few
 // hundred kilobytes at most.
 //
-// Counters (requests, bytes, cache lookups, refusals) are written as each
-// request ends, so they move by exactly the requests sent. Gauges of a thread
-// (in flight, pool queue, page slots, event-loop lag, heap) are written by
-// its sampler each second, and by the answering thread for itself at the
-// scrape.
+// Counters (requests, bytes, cache lookups, refusals) and the requests and
+// streams in flight are written as each request starts and ends, so they
+// move by exactly the requests sent. A thread's pool figures and gauges
+// (pool queue, page slots, event-loop lag, heap) are written by its sampler
+// each second, and by the answering thread for itself at the scrape.
 //
 // Cells are float64: one writer per slot, and aligned 8-byte stores are
 // whole on the 64-bit machines Node runs on, so a reader never sees half of
@@ -82,7 +82,9 @@ export function telemetry(service: string): Telemetry {
   let t = recorders.get(service);
   if (t === undefined) {
     const board = boards[service] ?? (boards[service] = newBoard(1));
-    recorders.set(service, (t = new Telemetry(board, board.byteLength / (SLOT_CELLS * 8) > threadSlot ? threadSlot : 0)));
+    // A slot past the board would share another thread's cells (lost counts): a wiring fault, refused.
+    if (board.byteLength / (SLOT_CELLS * 8) <= threadSlot) throw new Error(`telemetry: the ${service} board has no slot ${threadSlot}`);
+    recorders.set(service, (t = new Telemetry(board, threadSlot)));
   }
   return t;
 }
