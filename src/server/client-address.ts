@@ -234,11 +234,14 @@ export function peerText(res: UWS.HttpResponse): string {
   return formatGroups();
 }
 
+/** One more X-Forwarded-For line, after those read so far: the lines in order, joined with ','. */
+export const appendForwarded = (joined: string, line: string): string => (joined === '' ? line : `${joined},${line}`);
+
 /** Every X-Forwarded-For line of a uWS request, in order, joined with ',' (getHeader reads the first line only). */
 export function forwardedFor(req: UWS.HttpRequest): string {
   let joined = '';
   req.forEach((name, value) => {
-    if (name === 'x-forwarded-for') joined = joined === '' ? value : `${joined},${value}`;
+    if (name === 'x-forwarded-for') joined = appendForwarded(joined, value);
   });
   return joined;
 }

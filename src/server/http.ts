@@ -10,7 +10,7 @@ import { compilePipeline } from './pipeline.js';
 import type { Service } from './service.js';
 import { Outgoing } from './uws-outgoing.js';
 import { startSampler } from './metrics.js';
-import { peerText } from './client-address.js';
+import { appendForwarded, peerText } from './client-address.js';
 
 export type { Asset, Service } from './service.js';
 export { drain, inFlight, openStreams } from './lifecycle.js';
@@ -27,7 +27,8 @@ function copyIncoming(res: UWS.HttpResponse, req: UWS.HttpRequest, wantPeer: boo
   let forwardedFor = '';
   req.forEach((k, v) => {
     headerBytes += k.length + v.length + 4;
-    if (k === 'x-forwarded-for') forwardedFor = forwardedFor === '' ? v : `${forwardedFor},${v}`;
+    // In the same pass as the header bytes (forwardedFor() would walk the headers again).
+    if (k === 'x-forwarded-for') forwardedFor = appendForwarded(forwardedFor, v);
   });
   return {
     method,
