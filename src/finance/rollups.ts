@@ -69,7 +69,8 @@ async function rollups(req: RouteRequest<FinanceCtx, RollupParams>): Promise<Rep
     govNames: [],
     perGovernment: false,
     cohort: list ? undefined : { type, ...(fips !== undefined ? { fips_state: fips } : {}) },
-    extraColumns: [{ name: 'fips_state', get: fipsOf }],
+    // fips_county joins a row to the Census's county boundaries (the explorer's map): state + county is the county's GEOID.
+    extraColumns: [{ name: 'fips_state', get: fipsOf }, { name: 'fips_county', get: (i) => ctx.catalog.governments[res.rows.gov[i]!]!.fips_county }],
     target: { layer, state: fips === undefined ? null : state, govids: list?.found ?? null, n_governments: gids.length },
     provenance: {
       coverage_mode: params.coverage,
@@ -103,7 +104,10 @@ export const rollupsRoute: RouteSpec<FinanceCtx> = defineRoute<FinanceCtx>()({
     complete: REJECT.complete, revenue_concept: REJECT.revenue_concept, year: REJECT.year,
   },
   rules: [stateOrGovids, censusYearsRule],
-  rowFields: moneyFields('spend_subtype', [{ name: 'fips_state', type: 'string', description: 'Two-digit state FIPS code of the government.' }], false),
+  rowFields: moneyFields('spend_subtype', [
+    { name: 'fips_state', type: 'string', description: 'Two-digit state FIPS code of the government.' },
+    { name: 'fips_county', type: 'string|null', description: "Three-digit county FIPS code: a county's own, or the county a city or township lies in (null for a state, or where the registry has none). fips_state + fips_county is the Census county GEOID." },
+  ], false),
   examples: () => [
     { description: 'Every county of California, all categories, by subtype', path: '/api/v1/rollups?layer=county&state=CA' },
     { description: 'Cities nationwide, police', path: '/api/v1/rollups?layer=city&category=Police' },
