@@ -38,3 +38,20 @@ export async function keepScreenshot(page: Page, name: string, fullPage = false)
   await page.screenshot({ path: file, fullPage });
   return file;
 }
+
+/**
+ * Counts the bytes a page's loads take on the wire (Chromium's encodedDataLength: compressed bodies
+ * and their headers), from now on. Call before page.goto; read after the page settles.
+ */
+export async function weighLoads(page: Page): Promise<() => { bytes: number; byUrl: Map<string, number> }> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  const urls = new Map<string, string>();
+  const byUrl = new Map<string, number>();
+  cdp.on('Network.requestWillBeSent', (e) => { urls.set(e.requestId, e.request.url); });
+  cdp.on('Network.loadingFinished', (e) => {
+    const u = urls.get(e.requestId) ?? e.requestId;
+    byUrl.set(u, (byUrl.get(u) ?? 0) + e.encodedDataLength);
+  });
+  return () => ({ bytes: [...byUrl.values()].reduce((a, b) => a + b, 0), byUrl });
+}
