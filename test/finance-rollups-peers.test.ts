@@ -147,6 +147,67 @@ describe('/governments/{govid}/peers', () => {
   });
 });
 
+describe('peers of the largest governments: the window widens until n are found', () => {
+  // The windows the route tries in turn (its description lists them); the last takes every population.
+  const WINDOWS: [number, number | null][] = [[0.7, 1.3], [0.5, 2], [1 / 3, 3], [0.2, 5], [0.1, 10], [0, null]];
+  const LA_COUNTY = '061037123085';
+
+  async function counts(govid: string, tp: number, type: number): Promise<number[]> {
+    return Promise.all(WINDOWS.map(async ([lo, hi]) => {
+      const [r] = await query(`
+        WITH p AS (SELECT canonical_govid, max(population) AS pop FROM ${long()} WHERE year = 2020 AND type = ${type} AND population > 0 GROUP BY 1)
+        SELECT count(*)::INTEGER AS n FROM p WHERE canonical_govid <> '${govid}' AND pop >= ${tp * lo} ${hi === null ? '' : `AND pop <= ${tp * hi}`}`);
+      return r!.n as number;
+    }));
+  }
+
+  it('Los Angeles County (no county within 0.7-1.3 of it) gets 10 peers from the first window holding 10, which meta names (checked in DuckDB)', async () => {
+    const { body } = await get(`/api/v1/governments/${LA_COUNTY}/peers`);
+    const tp = body.meta.target_population;
+    const n = await counts(LA_COUNTY, tp, 1);
+    expect(n[0]).toBe(0);
+    const step = n.findIndex((k) => k >= 10);
+    expect(body.meta).toMatchObject({ pop_window_step: step, pop_range_widened: true, pop_range_default: [0.7, 1.3] });
+    const [lo, hi] = WINDOWS[step]!;
+    expect(body.meta.pop_range).toEqual([Math.round(lo * 1000) / 1000, hi]);
+    expect(body.data.length).toBe(10);
+    expect(body.data.every((r: any) => r.type === 1 && r.pop_ratio >= lo && (hi === null || r.pop_ratio <= hi))).toBe(true);
+    expect(body.provenance.cohort_rule).toContain('widened from 0.7-1.3');
+    expect((await query(body.provenance.sql_query)).map((r) => r.canonical_govid)).toEqual(body.data.map((r: any) => r.canonical_govid));
+  });
+
+  it('n past every window but the last takes governments of any size; peer-comparison then has summary rows', async () => {
+    const { body } = await get(`/api/v1/governments/${LA_COUNTY}/peers?n=50`);
+    const n = await counts(LA_COUNTY, body.meta.target_population, 1);
+    const step = n.findIndex((k) => k >= 50);
+    expect(body.meta.pop_window_step).toBe(step === -1 ? WINDOWS.length - 1 : step);
+    expect(body.data.length).toBe(Math.min(50, n[n.length - 1]!));
+    const cmp = (await get(`/api/v1/governments/${LA_COUNTY}/peer-comparison?category=Police`)).body;
+    expect(cmp.meta.pop_window_step).toBeGreaterThan(0);
+    const medians = cmp.data.filter((r: any) => r.role === 'summary_p50');
+    expect(medians.length).toBeGreaterThan(0);
+    expect(medians.every((r: any) => r.amt_per_capita_nominal !== null)).toBe(true);
+  });
+
+  it('an empty cohort (no other government of the type has a population that year) carries a suggestion naming the target\'s other years', async () => {
+    // No cohort of the bundled corpus is empty (every type has hundreds of governments a year): the rule is read on its own.
+    const { emptyCohortSuggestions } = await import('../dist/src/finance/peers.js');
+    const ctx = { catalog: { governments: [{ canonical_govid: '000000000001', type_label: 'state' }] }, govYears: [[2011, 2019, 2020]] };
+    const cohort = (gids: number[]) => ({ year: 2020, targetPopulation: 5, gids, population: [], window: [0, Infinity] as const, step: 5 });
+    const [s] = emptyCohortSuggestions(ctx as never, 0, cohort([])) as { hint: string; available_years: number[] }[];
+    expect(s!.hint).toContain('No other state government has a population in 2020');
+    expect(s!.hint).toContain('year=2019');
+    expect(s!.available_years).toEqual([2011, 2019]);
+    expect(emptyCohortSuggestions(ctx as never, 0, cohort([3]))).toEqual([]);
+  });
+
+  it('a government whose window holds n keeps the reference rule, unwidened', async () => {
+    const { body } = await get('/api/v1/governments/101003101811/peers');
+    expect(body.meta).toMatchObject({ pop_range: [0.7, 1.3], pop_window_step: 0, pop_range_widened: false });
+    expect(body.suggestions).toEqual([]);
+  });
+});
+
 describe('/governments/{govid}/peer-comparison', () => {
   const PC = (id: string, q = '') => `/api/v1/governments/${id}/peer-comparison${q}`;
   let target: string;

@@ -28,13 +28,15 @@ export interface PeersArgs {
   target: number;
   year: number;
   n: number;
-  lo: number;
-  hi: number;
+  /** Population windows, narrowest first, as [lo, hi] multiples of the target's: the first holding n peers is used. */
+  windows: (readonly [number, number])[];
 }
 export interface PeersResult {
   targetPopulation: number;
   gids: Uint32Array;
   population: Int32Array;
+  /** The index in windows of the window the peers were taken from (the widest when none holds n). */
+  window: number;
 }
 
 /** The formats a page job writes (the flat routes' bulk formats). */

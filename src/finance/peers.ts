@@ -3,9 +3,12 @@
 // The cohort rule (after the reference client's cog_find_peers): governments
 // of the same type whose population in the cohort year is within 0.7 to 1.3
 // times the target's, the n closest by |ln(population ratio)|, ties by
-// canonical_govid. The cohort year is the requested year, or the latest year
-// in which the target has a population (the latest census year under
-// coverage=census).
+// canonical_govid. Where that window holds fewer than n (the largest
+// governments: no county is within 0.7-1.3 of Los Angeles County), it widens
+// step by step (POP_WINDOWS) until one holds n or every government of the
+// type is in; meta says which window was used. The cohort year is the
+// requested year, or the latest year in which the target has a population
+// (the latest census year under coverage=census).
 
 import { apiError } from '../server/errors.js';
 import { ok } from '../server/envelope.js';
@@ -29,6 +32,11 @@ import { lit } from './sql.js';
 import { parseYears } from './years.js';
 
 export const POP_RANGE = [0.7, 1.3] as const;
+/** The windows tried in turn, narrowest (the reference rule's) first; the last takes every population. */
+export const POP_WINDOWS: readonly (readonly [number, number])[] = [POP_RANGE, [0.5, 2], [1 / 3, 3], [0.2, 5], [0.1, 10], [0, Infinity]];
+/** A window as JSON shows it: its bounds rounded, an unbounded top as null. */
+const windowJson = (w: readonly [number, number]): [number, number | null] => [Math.round(w[0] * 1000) / 1000, Number.isFinite(w[1]) ? w[1] : null];
+const windowText = (w: readonly [number, number]): string => (Number.isFinite(w[1]) ? `within ${windowJson(w)[0]}-${w[1]} times the target's` : 'of any size');
 export const PEERS_DEFAULT = 10;
 export const PEERS_MAX = 50;
 const route = defineRoute<FinanceCtx>();
@@ -51,6 +59,9 @@ interface Cohort {
   targetPopulation: number;
   gids: number[];
   population: number[];
+  /** The population window the peers were found in (POP_WINDOWS), and its step (0: the reference rule's). */
+  window: readonly [number, number];
+  step: number;
 }
 
 /** The cohort year under the coverage mode, then the peers in it. */
@@ -70,11 +81,11 @@ async function cohortOf(ctx: FinanceCtx, gid: number, year: number | undefined, 
     }
     y = withPop[withPop.length - 1]!;
   }
-  const r = await ctx.pool.run('peers', { target: gid, year: y, n, lo: POP_RANGE[0], hi: POP_RANGE[1] }, signal);
+  const r = await ctx.pool.run('peers', { target: gid, year: y, n, windows: [...POP_WINDOWS] }, signal);
   if (r.targetPopulation <= 0) {
     throw apiError('E_BAD_VALUE', `${g.canonical_govid} has no population in ${y}; choose a year in which it reported (${ctx.govYears[gid]!.join(', ') || 'none loaded'}).`);
   }
-  return { year: y, targetPopulation: r.targetPopulation, gids: Array.from(r.gids), population: Array.from(r.population) };
+  return { year: y, targetPopulation: r.targetPopulation, gids: Array.from(r.gids), population: Array.from(r.population), window: POP_WINDOWS[r.window]!, step: r.window };
 }
 
 function peersSql(ctx: FinanceCtx, gid: number, c: Cohort, n: number): string {
@@ -84,12 +95,29 @@ function peersSql(ctx: FinanceCtx, gid: number, c: Cohort, n: number): string {
     `WITH p AS (SELECT canonical_govid, max(population) AS population FROM read_parquet(${files}, hive_partitioning = false) ` +
     `WHERE year = ${c.year} AND type = ${g.type} AND population > 0 GROUP BY canonical_govid) ` +
     `SELECT canonical_govid, population FROM p WHERE canonical_govid <> ${lit(g.canonical_govid)} ` +
-    `AND population BETWEEN ${c.targetPopulation * POP_RANGE[0]} AND ${c.targetPopulation * POP_RANGE[1]} ` +
+    (Number.isFinite(c.window[1]) ? `AND population BETWEEN ${c.targetPopulation * c.window[0]} AND ${c.targetPopulation * c.window[1]} ` : '') +
     `ORDER BY abs(ln(population / ${c.targetPopulation})), canonical_govid LIMIT ${n}`
   );
 }
 
 type PeersParams = { govid: number; year?: number; n: number; coverage: Coverage };
+
+/** What meta says of the window the cohort came from. */
+const windowMeta = (c: Cohort) => ({ pop_range: windowJson(c.window), pop_window_step: c.step, pop_range_default: POP_RANGE, pop_range_widened: c.step > 0 });
+
+const cohortRule = (c: Cohort): string =>
+  `same type, population in ${c.year} ${windowText(c.window)}${c.step > 0 ? ` (widened from ${POP_RANGE[0]}-${POP_RANGE[1]}, which held fewer peers than asked)` : ''}, closest by |ln(population ratio)|, ties by canonical_govid`;
+
+/** An empty cohort's suggestion: the other years in which the target has a population (spec's suggestion shape, no recipe). */
+export function emptyCohortSuggestions(ctx: FinanceCtx, gid: number, c: Cohort): unknown[] {
+  if (c.gids.length > 0) return [];
+  const g = ctx.catalog.governments[gid]!;
+  const others = (ctx.govYears[gid] ?? []).filter((y) => y !== c.year);
+  return [{
+    recipe_id: null, label: 'another cohort year', available_years: others.length ? [Math.min(...others), Math.max(...others)] : [],
+    hint: `No other ${g.type_label} government has a population in ${c.year}, so ${g.canonical_govid} has no peers that year${others.length ? `; try year=${others[others.length - 1]} (it has rows in ${others.join(', ')})` : ''}.`,
+  }];
+}
 
 async function peersHandler(req: RouteRequest<FinanceCtx, PeersParams>): Promise<Reply> {
   const { ctx, params } = req;
@@ -105,7 +133,7 @@ async function peersHandler(req: RouteRequest<FinanceCtx, PeersParams>): Promise
     };
   });
   const meta = {
-    total: rows.length, cohort_year: c.year, n, pop_range: POP_RANGE, coverage: params.coverage, target_population: c.targetPopulation,
+    total: rows.length, cohort_year: c.year, n, ...windowMeta(c), coverage: params.coverage, target_population: c.targetPopulation,
     n_units_expected: n, n_units_reporting: rows.length, is_census_year: isCensusYear(c.year),
   };
   const provenance = {
@@ -113,12 +141,12 @@ async function peersHandler(req: RouteRequest<FinanceCtx, PeersParams>): Promise
     target: { canonical_govid: g.canonical_govid, gov_name: g.gov_name, type: g.type, population: c.targetPopulation },
     years: [c.year],
     scope: { govids_found: [g.canonical_govid] },
-    cohort_rule: `same type, population in ${c.year} within ${POP_RANGE[0]}-${POP_RANGE[1]} times the target's, closest by |ln(population ratio)|, ties by canonical_govid`,
+    cohort_rule: cohortRule(c),
     coverage_mode: params.coverage,
     manifest: manifestBlock(ctx),
     sql_query: peersSql(ctx, gid, c, n),
   };
-  return envelopeReply(ok(rows, meta, provenance));
+  return envelopeReply(ok(rows, meta, provenance, emptyCohortSuggestions(ctx, gid, c)));
 }
 
 const NON_ADDITIVE = 'Peer percentile of per-capita dollars in this (year, subtype, category) cell only: not additive across categories, subtypes or years.';
@@ -182,17 +210,19 @@ async function comparisonHandler(req: RouteRequest<FinanceCtx, ComparisonParams>
   const target = ctx.catalog.governments[gid]!;
   const peerIds = c.gids.map((p) => ctx.catalog.governments[p]!.canonical_govid);
   const coverage = coverageRows(plan.years, res.summary.reporting, () => c.gids.length);
-  return envelopeReply(answer(ctx, comparisonRoute, { url: req.url, params }, { ...res, total: nAll }, plan, {
+  const env = answer(ctx, comparisonRoute, { url: req.url, params }, { ...res, total: nAll }, plan, {
     govids: [target.canonical_govid, ...peerIds], govNames: [], perGovernment: false,
     rows: rowObjects(table, page * limit, (page + 1) * limit),
     target: { canonical_govid: target.canonical_govid, gov_name: target.gov_name, population: c.targetPopulation },
     provenance: {
-      peers: { cohort_year: c.year, pop_range: POP_RANGE, peer_count: c.gids.length, cohort_govids: peerIds, excluded_inconsistent: res.summary.inconsistentGovs.map((p) => ctx.catalog.governments[p]!.canonical_govid) },
+      peers: { cohort_year: c.year, ...windowMeta(c), cohort_rule: cohortRule(c), peer_count: c.gids.length, cohort_govids: peerIds, excluded_inconsistent: res.summary.inconsistentGovs.map((p) => ctx.catalog.governments[p]!.canonical_govid) },
       coverage_mode: params.coverage,
       coverage,
     },
-    meta: { coverage: params.coverage, cohort_year: c.year, ...coverageMeta(coverage) },
-  }));
+    meta: { coverage: params.coverage, cohort_year: c.year, ...windowMeta(c), ...coverageMeta(coverage) },
+  });
+  env.suggestions.push(...emptyCohortSuggestions(ctx, gid, c));
+  return envelopeReply(env);
 }
 
 const requiredCategory = required(
@@ -200,13 +230,13 @@ const requiredCategory = required(
   'category is required for peer comparison.',
 );
 
-// The docs fill in a county with peers (New Castle County, DE): the largest city and county have none (no other is within 0.7-1.3 times their population).
+// The docs fill in a county whose peers lie within the reference window (New Castle County, DE): the largest need it widened.
 const peerGovid = withExample(govidPath, '101003101811');
 
 export const peerRoutes: RouteSpec<FinanceCtx>[] = [
   route({
     id: 'peers', cacheable: true, path: '/api/v1/governments/{govid}/peers', tags: ['peers'], produces: 'envelope',
-    summary: 'Peer cohort', description: `Governments of the same type with a similar population: within ${POP_RANGE[0]}-${POP_RANGE[1]} times the target's in the cohort year, closest first.`,
+    summary: 'Peer cohort', description: `Governments of the same type with a similar population: within ${POP_RANGE[0]}-${POP_RANGE[1]} times the target's in the cohort year, closest first. Where that window holds fewer than n, it widens step by step (${POP_WINDOWS.slice(1).map((w) => (Number.isFinite(w[1]) ? `${windowJson(w)[0]}-${w[1]}` : 'any size')).join(', ')}) until one holds n; meta.pop_range names the window used.`,
     pathParams: { govid: peerGovid },
     query: { year: yearParam, n: nParam, coverage: coverageParam },
     rowFields: [

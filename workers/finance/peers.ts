@@ -1,6 +1,9 @@
 // A government's peer cohort: governments of the same type whose population
-// in the cohort year lies within [lo, hi] times the target's, closest first
-// by |ln(population ratio)|, ties by canonical_govid. Scans that year's groups.
+// in the cohort year lies within a window of [lo, hi] times the target's,
+// closest first by |ln(population ratio)|, ties by canonical_govid. The
+// windows widen step by step: the first holding n peers is used, so the
+// largest governments (no county is within 0.7-1.3 of Los Angeles County's
+// population) still get a cohort. Scans that year's groups once.
 
 import type { EngineCatalog } from '../../src/finance/engine-catalog.js';
 import type { PeersArgs, PeersResult } from '../../src/finance/job-io.js';
@@ -11,8 +14,9 @@ export function peers(c: FinanceView, e: EngineCatalog, a: PeersArgs): PeersResu
   let targetPopulation = -1;
   const s = c.govGroupStart[a.target]!, t = c.govGroupStart[a.target + 1]!;
   for (let k = s; k < t; k++) if (c.gYear[c.govGroups[k]!] === a.year) targetPopulation = c.gPop[c.govGroups[k]!]!;
-  if (targetPopulation <= 0) return { targetPopulation, gids: new Uint32Array(0), population: new Int32Array(0) };
-  const lo = targetPopulation * a.lo, hi = targetPopulation * a.hi;
+  if (targetPopulation <= 0) return { targetPopulation, gids: new Uint32Array(0), population: new Int32Array(0), window: 0 };
+  const widest = a.windows[a.windows.length - 1]!;
+  const lo = targetPopulation * widest[0], hi = targetPopulation * widest[1];
   const found: { gid: number; pop: number; d: number }[] = [];
   for (let g = 0; g < c.nGroups; g++) {
     if (c.gYear[g] !== a.year) continue;
@@ -21,6 +25,12 @@ export function peers(c: FinanceView, e: EngineCatalog, a: PeersArgs): PeersResu
     found.push({ gid, pop, d: Math.abs(Math.log(pop / targetPopulation)) });
   }
   found.sort((x, y) => x.d - y.d || e.govRank[x.gid]! - e.govRank[y.gid]!);
-  const top = found.slice(0, a.n);
-  return { targetPopulation, gids: Uint32Array.from(top, (f) => f.gid), population: Int32Array.from(top, (f) => f.pop) };
+  let window = a.windows.length - 1;
+  for (let w = 0; w < a.windows.length - 1; w++) {
+    const [wl, wh] = a.windows[w]!;
+    if (found.filter((f) => f.pop >= targetPopulation * wl && f.pop <= targetPopulation * wh).length >= a.n) { window = w; break; }
+  }
+  const [wl, wh] = a.windows[window]!;
+  const top = found.filter((f) => f.pop >= targetPopulation * wl && f.pop <= targetPopulation * wh).slice(0, a.n);
+  return { targetPopulation, gids: Uint32Array.from(top, (f) => f.gid), population: Int32Array.from(top, (f) => f.pop), window };
 }
