@@ -22,7 +22,7 @@ const sh = (line: string, cwd: string, env: Record<string, string> = {}): Promis
   });
 
 describe('README', () => {
-  it('every curl example answers 200 with a success envelope (or a file of CSV)', async () => {
+  it('every curl example answers 200 with non-empty data: a success envelope with rows (peer comparisons with their summaries), or a file of CSV rows, Parquet or Arrow', async () => {
     const curls = shellLines.filter((l) => l.startsWith('curl ') && !l.includes('If-None-Match'));
     expect(curls.length).toBeGreaterThan(20);
     for (const line of curls) {
@@ -35,8 +35,20 @@ describe('README', () => {
       const saved = out ? readFileSync(path.join(tmp, out[1]!)) : undefined;
       if (out && out[1]!.endsWith('.parquet')) expect([saved!.subarray(0, 4).toString(), saved!.subarray(-4).toString()], line).toEqual(['PAR1', 'PAR1']);
       else if (out && out[1]!.endsWith('.arrow')) expect(saved!.readUInt32LE(0), line).toBe(0xffffffff);
-      else if (out) expect(saved!.toString('utf8'), line).toMatch(/^year,canonical_govid,/);
-      else expect(JSON.parse(r.stdout.slice(0, r.stdout.trimEnd().lastIndexOf('\n'))).status, line).toBe('success');
+      else if (out) {
+        expect(saved!.toString('utf8'), line).toMatch(/^year,canonical_govid,/);
+        expect(saved!.toString('utf8').split('\r\n').filter(Boolean).length, line).toBeGreaterThan(1);
+      } else {
+        const env = JSON.parse(r.stdout.slice(0, r.stdout.trimEnd().lastIndexOf('\n')));
+        expect(env.status, line).toBe('success');
+        expect(env.data.length, line).toBeGreaterThan(0);
+        // A peer comparison is only worth showing with its peers' percentiles (they were all null where no peer was found).
+        if (line.includes('/peer-comparison')) {
+          const medians = env.data.filter((row: { role: string }) => row.role === 'summary_p50');
+          expect(medians.length, line).toBeGreaterThan(0);
+          expect(medians.every((row: { amt_per_capita_nominal: number | null }) => row.amt_per_capita_nominal !== null), line).toBe(true);
+        }
+      }
     }
   }, 120_000);
 

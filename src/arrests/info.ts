@@ -3,6 +3,7 @@
 
 import { ok } from '../server/envelope.js';
 import type { ServiceDocs } from '../server/docs-text.js';
+import type { Landing } from '../server/pages/landing.js';
 import { openStreams } from '../server/lifecycle.js';
 import { processStats } from '../server/process-stats.js';
 import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
@@ -35,7 +36,30 @@ export function arrestsDocs(ctx: ArrestsCtx): ServiceDocs {
       { name: 'grain', type: 'string', description: 'state on /states routes.' },
     ],
     decisions: ARRESTS_DECISIONS,
-    attribution: 'Estimates method after jknowles/crdc-arrests (Knowles & Miller); the bundled mirror is synthetic. State FIPS codes and names are public standards.',
+    attribution: ATTRIBUTION,
+    landing: arrestsLanding(ctx),
+  };
+}
+
+const ATTRIBUTION = 'Estimates method after jknowles/crdc-arrests (Knowles & Miller); the bundled mirror is synthetic. State FIPS codes and names are public standards.';
+
+/** The landing page's facts, from the loaded mirror and its manifest. */
+function arrestsLanding(ctx: ArrestsCtx): Landing {
+  return {
+    service: 'School arrest-rate estimates',
+    title: 'School arrest-rate estimates API',
+    summary:
+      'Bayesian small-area estimates of school-based arrest rates per school district and state, by race, sex and school year, ' +
+      `summarised from ${ctx.manifest.drawsPerGroup} posterior draws per group: medians and 50, 80 or 95% intervals, with the SQL that recomputes them from the draws.`,
+    facts: [
+      ['Districts', `${ctx.districts.length} in ${ctx.states.length} states (${ctx.states.join(', ')})`],
+      ['School years', '2015-16, 2017-18, 2021-22 (15-16, 17-18, 21-22)'],
+      ['Models', `${ctx.modelYears.size}: ${[...ctx.modelYears.keys()].join(', ')}`],
+      ['Data', ctx.manifest.synthetic ? 'SYNTHETIC: generated in the real layout; it describes no real district' : 'Real estimates, from the published posterior draws'],
+    ],
+    synthetic: ctx.manifest.synthetic,
+    links: [],
+    attribution: ATTRIBUTION,
   };
 }
 

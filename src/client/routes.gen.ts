@@ -634,6 +634,8 @@ export interface FinanceRoutes {
       "spend_subtype": string;
       /** Two-digit state FIPS code of the government. */
       "fips_state": string;
+      /** Three-digit county FIPS code: a county's own, or the county a city or township lies in (null for a state, or where the registry has none). fips_state + fips_county is the Census county GEOID. */
+      "fips_county": string | null;
       /** Nominal US dollars (the corpus stores $1,000s; multiplied by 1000). Null only for not_reported cells. */
       "amt_nominal": number | null;
       /** Dollars of base_year by the bundled CPI. Present when adjust=real. */
@@ -726,6 +728,29 @@ export interface FinanceRoutes {
       "sha256": string | null;
     };
   };
+  /** Landing page */
+  "/": {
+    params: {
+      /** json (the envelope, default) or html (a page for people: what a browser gets, its Accept preferring text/html). */
+      "format"?: "json" | "html";
+    };
+    row: {
+      /** The service. */
+      "service": string;
+      /** Its title. */
+      "title": string;
+      /** What it publishes. */
+      "summary": string;
+      /** The scope facts the page lists (years, holes, units, source), by label. */
+      "scope": Record<string, unknown>;
+      /** True while the mirror is synthetic (its numbers describe nothing real). */
+      "synthetic": boolean;
+      /** The ways in, by name: api, openapi, explorer, api_docs, data_dictionary, examples, llms_txt, and bulk_files on finance. */
+      "links": Record<string, unknown>;
+      /** Sources and licences. */
+      "attribution": string;
+    };
+  };
   /** Example calls */
   "/api/v1/examples": {
     params: {
@@ -745,7 +770,8 @@ export interface FinanceRoutes {
   /** Data dictionary */
   "/api/v1/data-dictionary": {
     params: {
-
+      /** json (the envelope, default) or html (a page for people: what a browser gets, its Accept preferring text/html). */
+      "format"?: "json" | "html";
     };
     row: {
       /** envelope, meta, parameter, row, decision, caveat or error. */
@@ -1074,6 +1100,29 @@ export interface ArrestsRoutes {
       "dataset": string;
     };
   };
+  /** Landing page */
+  "/": {
+    params: {
+      /** json (the envelope, default) or html (a page for people: what a browser gets, its Accept preferring text/html). */
+      "format"?: "json" | "html";
+    };
+    row: {
+      /** The service. */
+      "service": string;
+      /** Its title. */
+      "title": string;
+      /** What it publishes. */
+      "summary": string;
+      /** The scope facts the page lists (years, holes, units, source), by label. */
+      "scope": Record<string, unknown>;
+      /** True while the mirror is synthetic (its numbers describe nothing real). */
+      "synthetic": boolean;
+      /** The ways in, by name: api, openapi, explorer, api_docs, data_dictionary, examples, llms_txt, and bulk_files on finance. */
+      "links": Record<string, unknown>;
+      /** Sources and licences. */
+      "attribution": string;
+    };
+  };
   /** Example calls */
   "/api/v1/examples": {
     params: {
@@ -1093,7 +1142,8 @@ export interface ArrestsRoutes {
   /** Data dictionary */
   "/api/v1/data-dictionary": {
     params: {
-
+      /** json (the envelope, default) or html (a page for people: what a browser gets, its Accept preferring text/html). */
+      "format"?: "json" | "html";
     };
     row: {
       /** envelope, meta, parameter, row, decision, caveat or error. */

@@ -3,6 +3,7 @@
 // caveats read from the corpus's series_breaks table.
 
 import { COMPRESSION, HTTP_CACHING, QUERY_SYNTAX, REPEATED_KEYS, REQUEST_LIMITS, RATE_LIMITS, OPERATIONS, type DictionaryRow, type ServiceDocs } from '../server/docs-text.js';
+import type { Landing } from '../server/pages/landing.js';
 import type { Catalog } from './catalog.js';
 
 export const ATTRIBUTION =
@@ -88,5 +89,42 @@ export function financeDocs(cat: Catalog): ServiceDocs {
     decisions: DECISIONS,
     caveats: corpusCaveats(cat),
     attribution: ATTRIBUTION,
+    landing: financeLanding(cat),
   };
+}
+
+/** The landing page's facts, from the loaded corpus. */
+function financeLanding(cat: Catalog): Landing {
+  const byType = [0, 1, 2, 3].map((t) => cat.governments.filter((g) => g.type === t).length);
+  const cpiYears = [...cat.cpi.index.keys()];
+  return {
+    service: 'US government finance',
+    title: 'US government finance API',
+    summary:
+      'What US state, county, city and township governments reported spending, raising and holding, from the Census of Governments and its annual surveys: ' +
+      'harmonized across item-code vintages, in nominal or inflation-adjusted dollars, in total or per resident, with a provenance record (the SQL that recomputes it) on every answer.',
+    facts: [
+      ['Fiscal years loaded', cat.years.join(', ')],
+      ['Years with no source data', cat.holes.length ? `${runsText(cat.holes)} (gaps, never zeros)` : 'none'],
+      ['Governments', `${cat.governments.length.toLocaleString('en-US')}: ${byType[0]} states, ${byType[1]!.toLocaleString('en-US')} counties, ${byType[2]!.toLocaleString('en-US')} cities, ${byType[3]!.toLocaleString('en-US')} townships`],
+      ['Dollars', `Full US dollars as reported (nominal), or real: CPI-U (${cat.cpi.series}) ${Math.min(...cpiYears)}-${Math.max(...cpiYears)}, base year chosen by base_year`],
+      ['Data', 'Real: the Census of Governments finance corpus, as published (not synthetic)'],
+      ['Schema version', String(cat.manifest.schemaVersion)],
+    ],
+    synthetic: false,
+    links: [{ label: 'Bulk files', href: '/api/v1/bulk', note: 'Whole tables as files to download: CSV (gzip) and Parquet, with their checksums.' }],
+    attribution: ATTRIBUTION,
+  };
+}
+
+/** 2012,2013,2014 -> "2012-2014"; lists of runs joined by commas. */
+export function runsText(years: number[]): string {
+  const out: string[] = [];
+  for (let i = 0; i < years.length; ) {
+    let j = i;
+    while (j + 1 < years.length && years[j + 1] === years[j]! + 1) j++;
+    out.push(i === j ? String(years[i]) : `${years[i]}-${years[j]}`);
+    i = j + 1;
+  }
+  return out.join(', ');
 }

@@ -8,19 +8,7 @@ import { inFlight, openStreams } from '../server/lifecycle.js';
 import { processStats } from '../server/process-stats.js';
 import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
 import type { FinanceCtx } from './context.js';
-import { ATTRIBUTION } from './docs.js';
-
-/** 2012,2013,2014 -> "2012-2014"; lists of runs joined by commas. */
-export function runsText(years: number[]): string {
-  const out: string[] = [];
-  for (let i = 0; i < years.length; ) {
-    let j = i;
-    while (j + 1 < years.length && years[j + 1] === years[j]! + 1) j++;
-    out.push(i === j ? String(years[i]) : `${years[i]}-${years[j]}`);
-    i = j + 1;
-  }
-  return out.join(', ');
-}
+import { ATTRIBUTION, runsText } from './docs.js';
 
 export function scopeText(ctx: FinanceCtx): string {
   const c = ctx.catalog;

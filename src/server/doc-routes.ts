@@ -1,15 +1,48 @@
 // The documentation routes every service has, generated from its route table:
-// /examples, /data-dictionary, /llms.txt and /openapi.json.
+// the landing page /, /examples, /data-dictionary, /llms.txt and
+// /openapi.json. The landing page and the dictionary answer a page for people
+// to a browser (its Accept prefers text/html, or format=html) and JSON to any
+// other client, through the format negotiation every route has.
 
 import { ok } from './envelope.js';
 import { dictionaryRows, llmsText, type ServiceDocs } from './docs-text.js';
 import { openapiDocument } from './openapi.js';
+import { formatParam } from './params.js';
+import { dictionaryHtml } from './pages/dictionary.js';
+import { htmlReply } from './pages/html.js';
+import { landingHtml, landingIndex } from './pages/landing.js';
 import { envelopeReply, type RouteSpec } from './route-spec.js';
+
+const PAGE_FORMATS = ['json', 'html'] as const;
+const pageFormat = formatParam(PAGE_FORMATS);
+// One URL answers a page or JSON by Accept: a shared cache must key it by Accept too (the data routes of
+// several formats get this Vary with their validators; these routes carry none).
+const BY_ACCEPT = { Vary: 'Accept, Accept-Encoding' };
+const page = (html: string) => { const r = htmlReply(html); return { ...r, headers: { ...r.headers, ...BY_ACCEPT } }; };
 
 const HOST_OK = /^[A-Za-z0-9.\-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
 export function docRoutes<Ctx extends { routes: RouteSpec<Ctx>[] }>(v1: string, docsOf: (ctx: Ctx) => ServiceDocs): RouteSpec<Ctx>[] {
   return [
+    {
+      id: 'home', path: '/', tags: ['metadata'], produces: 'envelope', formats: PAGE_FORMATS, query: { format: pageFormat },
+      summary: 'Landing page', description: 'What this service is, its scope and the ways in (explorer, docs, examples, bulk files, data dictionary): a page to a browser, the same facts as a JSON index to any other client.',
+      rowFields: [
+        { name: 'service', type: 'string', description: 'The service.' },
+        { name: 'title', type: 'string', description: 'Its title.' },
+        { name: 'summary', type: 'string', description: 'What it publishes.' },
+        { name: 'scope', type: 'object', description: 'The scope facts the page lists (years, holes, units, source), by label.' },
+        { name: 'synthetic', type: 'boolean', description: 'True while the mirror is synthetic (its numbers describe nothing real).' },
+        { name: 'links', type: 'object', description: 'The ways in, by name: api, openapi, explorer, api_docs, data_dictionary, examples, llms_txt, and bulk_files on finance.' },
+        { name: 'attribution', type: 'string', description: 'Sources and licences.' },
+      ],
+      examples: () => [{ description: 'The landing page as a JSON index', path: '/?format=json' }],
+      handle: (req) => {
+        const d = docsOf(req.ctx);
+        if (req.params.format === 'html') return page(landingHtml(d.landing, req.ctx.routes, req.ctx));
+        return { ...envelopeReply(ok(landingIndex(d.landing))), headers: BY_ACCEPT };
+      },
+    },
     {
       id: 'examples', path: `${v1}/examples`, tags: ['metadata'], produces: 'envelope', query: {},
       summary: 'Example calls', description: 'Example calls generated against the live data, with absolute URLs built from the request host.',
@@ -29,8 +62,8 @@ export function docRoutes<Ctx extends { routes: RouteSpec<Ctx>[] }>(v1: string, 
       },
     },
     {
-      id: 'data_dictionary', path: `${v1}/data-dictionary`, tags: ['metadata'], produces: 'envelope', query: {},
-      summary: 'Data dictionary', description: 'Every field, parameter, decision, caveat and error code of this service, as rows.',
+      id: 'data_dictionary', path: `${v1}/data-dictionary`, tags: ['metadata'], produces: 'envelope', formats: PAGE_FORMATS, query: { format: pageFormat },
+      summary: 'Data dictionary', description: 'Every field, parameter, decision, caveat and error code of this service: rows in JSON, or a page for people (sections, anchors, the error catalog as a table) to a browser.',
       rowFields: [
         { name: 'section', type: 'string', description: 'envelope, meta, parameter, row, decision, caveat or error.' },
         { name: 'name', type: 'string', description: 'Field, parameter, topic or code.' },
@@ -39,8 +72,10 @@ export function docRoutes<Ctx extends { routes: RouteSpec<Ctx>[] }>(v1: string, 
         { name: 'routes', type: 'array', description: 'Routes it applies to, where relevant.' },
       ],
       handle: (req) => {
-        const rows = dictionaryRows(docsOf(req.ctx), req.ctx.routes, req.ctx);
-        return envelopeReply(ok(rows, { total: rows.length }));
+        const d = docsOf(req.ctx);
+        const rows = dictionaryRows(d, req.ctx.routes, req.ctx);
+        if (req.params.format === 'html') return page(dictionaryHtml(d.title, d.landing.service, d.landing.synthetic, rows));
+        return { ...envelopeReply(ok(rows, { total: rows.length })), headers: BY_ACCEPT };
       },
     },
     {

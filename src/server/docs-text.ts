@@ -5,6 +5,7 @@ import { MIN_COMPRESS_BYTES } from './compress.js';
 import { LEVELS, OFFERED } from './encoding.js';
 import { ERROR_CATALOG } from './errors.js';
 import type { FieldDoc, ParamSpec, RouteSpec } from './route-spec.js';
+import type { Landing } from './pages/landing.js';
 import { BYTES_PER_TOKEN, ROWS_PER_TOKEN } from './rate-stage.js';
 
 export interface Decision {
@@ -78,6 +79,8 @@ export interface DictionaryRow {
 
 export interface ServiceDocs {
   title: string;
+  /** What the landing page at / says (pages/landing.ts). */
+  landing: Landing;
   summary: string;
   envelope: FieldDoc[];
   meta: FieldDoc[];

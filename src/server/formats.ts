@@ -40,6 +40,12 @@ export const FORMATS = {
     description: "A Parquet file: the same rows and types as Arrow in one row group (Snappy, dictionary pages); the paging in the same headers; the provenance in the footer's key-value metadata.",
     paramText: 'parquet (a Parquet file, typed columns, provenance in the footer metadata)',
   },
+  html: {
+    mediaType: 'text/html; charset=utf-8',
+    openapiType: 'text/html',
+    description: 'A page for people: the same content laid out to read in a browser, with links and anchors.',
+    paramText: 'html (a page for people: what a browser gets, its Accept preferring text/html)',
+  },
 } as const satisfies Record<string, FormatInfo>;
 
 export type Format = keyof typeof FORMATS;
