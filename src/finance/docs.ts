@@ -2,7 +2,7 @@
 // the decisions taken where the spec says "not shown", and the corpus-wide
 // caveats read from the corpus's series_breaks table.
 
-import { COMPRESSION, HTTP_CACHING, QUERY_SYNTAX, REPEATED_KEYS, REQUEST_LIMITS, RATE_LIMITS, OPERATIONS, type DictionaryRow, type ServiceDocs } from '../server/docs-text.js';
+import { COMPRESSION, HTTP_CACHING, QUERY_SYNTAX, REPEATED_KEYS, REQUEST_LIMITS, RATE_LIMITS, OPERATIONS, PAGES, type DictionaryRow, type ServiceDocs } from '../server/docs-text.js';
 import type { Landing } from '../server/pages/landing.js';
 import type { Catalog } from './catalog.js';
 
@@ -69,6 +69,7 @@ export const DECISIONS = [
   REQUEST_LIMITS,
   RATE_LIMITS,
   OPERATIONS,
+  PAGES,
 ];
 
 /** Corpus-wide caveats: the series breaks whose code is the literal ALL. */

@@ -69,6 +69,15 @@ export const OPERATIONS: Decision = {
     '/metrics is the Prometheus text format (prom-client), summed over every thread that serves the service: http_server_request_duration_seconds (OpenTelemetry buckets; labels route, the route id and never the raw path, with asset for the docs files and unmatched for no route; method; status_class 1xx-5xx, or aborted when the client left first), http_server_active_requests, http_server_response_body_bytes_total by format and encoding, civicstream_response_cache_lookups_total by result, civicstream_requests_refused_total by status (429, 503, 504), civicstream_jobs_total (inline or pool), civicstream_worker_busy_seconds_total, the pool\'s queue, jobs, workers and capacity, the page slots in use, event-loop lag (p99, mean and max over the last second, less the 10 ms sampling interval) and heap per thread, process_resident_memory_bytes, civicstream_corpus_rows and civicstream_build_info. Request counters move as each request ends; the pool\'s figures and the gauges are sampled each second per thread. The three routes are never cached, never rate limited, and answered while the server drains.',
 };
 
+/** The pages for people, the same on both services (pages/, explore.ts). */
+export const PAGES: Decision = {
+  topic: 'pages for people',
+  decision:
+    'GET / is the landing page (what the service is, its scope, the ways in, examples that run) when the client prefers text/html, as a browser does; any other client (no Accept, */*, application/json) gets the same facts as a JSON index in the envelope (a one-row array: service, title, summary, scope, synthetic, links), rather than a 404, so a script can discover the API from its root. ' +
+    '/api/v1/data-dictionary answers the same way: a page (a section per kind, an anchor per entry, the error catalog as a table) to a browser, the rows as JSON to anyone else; format=html or format=json chooses explicitly, and both answers say Vary: Accept. ' +
+    'The explorers (/explore/) draw with Observable Plot over d3 (chosen because it is a well-kept library whose marks, scales, tips and legends are declared rather than hand-drawn, and whose d3-geo projections draw the maps), with the Census\'s own cartographic boundaries (us-atlas, 1:10,000,000) for states and counties, all served from this host (no CDN, nothing fetched elsewhere); a state\'s county boundaries are served alone (/explore/geo/counties-<state FIPS>.json), so a map loads only its own. The pages and the favicon carry a Content-Security-Policy allowing scripts from this host only. Every number an explorer draws comes from an API call it links to.',
+};
+
 export interface DictionaryRow {
   section: string;
   name: string;
