@@ -99,3 +99,22 @@ describe('data dictionary for people', () => {
     expect(page.text).toContain(withAngle!.description.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;'));
   });
 });
+
+describe('llms.txt links', () => {
+  for (const [name, base] of services) {
+    it(`${name}: every link answers 200; the dictionary and the landing page are pages to a browser and JSON to a script`, async () => {
+      const text = (await get('/api/v1/llms.txt', undefined, base())).text;
+      const links = [...new Set([...text.matchAll(/\]\((\/[^)]*)\)/g)].map((m) => m[1]!))];
+      for (const must of ['/', '/explore/', '/api/v1/data-dictionary', '/openapi.json', '/__docs__/']) expect(links).toContain(must);
+      for (const l of links) {
+        const script = await get(l, undefined, base());
+        const browser = await get(l, { headers: BROWSER }, base());
+        expect([script.status, browser.status], l).toEqual([200, 200]);
+        if (l === '/' || l === '/api/v1/data-dictionary') {
+          expect(script.headers.get('content-type'), l).toBe('application/json; charset=utf-8');
+          expect(browser.headers.get('content-type'), l).toBe('text/html; charset=utf-8');
+        }
+      }
+    });
+  }
+});

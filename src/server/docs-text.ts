@@ -140,7 +140,7 @@ export function dictionaryRows<Ctx>(docs: ServiceDocs, routes: readonly RouteSpe
 export function llmsText<Ctx>(docs: ServiceDocs, routes: readonly RouteSpec<Ctx>[]): string {
   const out: string[] = [`# ${docs.title}`, '', `> ${docs.summary}`, ''];
   out.push('Every JSON answer is an envelope: `status`, `data` (array of rows, or null on error), `error`, `meta` (`meta.version` is always `v1`), `provenance`, `suggestions` (always an array). Errors are HTTP 400 with a message naming the parameter and what is allowed; unknown paths are 404.', '');
-  out.push('Machine-readable: [OpenAPI 3.1](/openapi.json). Interactive docs: [/__docs__/](/__docs__/). Data dictionary: [/api/v1/data-dictionary](/api/v1/data-dictionary).', '');
+  out.push('Machine-readable: [OpenAPI 3.1](/openapi.json). Interactive docs: [/__docs__/](/__docs__/). Data dictionary: [/api/v1/data-dictionary](/api/v1/data-dictionary) (a page to a browser, JSON rows to any other client, or choose with format=html|json). Landing page and JSON index: [/](/). Explorer for people: [/explore/](/explore/).', '');
   out.push('## Routes', '');
   for (const r of routes) {
     out.push(`### GET ${r.path}`, '', r.description, '');
