@@ -35,5 +35,5 @@ export const calls = {
   state: (v) => `/api/v1/states/${v.state}?model=${encodeURIComponent(v.model)}&interval=${v.interval}`,
   stateMap: (v) => `/api/v1/estimates?state=${v.state}&model=${encodeURIComponent(v.model)}&year=${v.year}&race=${v.race}&sex=${v.sex}&interval=${v.interval}&limit=1000`,
   districtsOf: (state) => `/api/v1/districts?state=${state}&limit=1000`,
-  search: (q, state) => `/api/v1/districts?q=${encodeURIComponent(q)}${state ? `&state=${state}` : ''}&limit=20`,
+  search: (q) => `/api/v1/districts?q=${encodeURIComponent(q)}&limit=20`,
 };

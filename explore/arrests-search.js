@@ -1,6 +1,7 @@
 // The district finder: a combobox over /api/v1/districts. A name is searched
-// as typed (within the chosen state, if any); an empty box with a state chosen
-// lists that state's districts; seven digits are looked up as a leaid in the
+// as typed, in every state (the state select always holds a state, for the
+// map, and should not hide a district typed by name); an empty box lists the
+// chosen state's districts; seven digits are looked up as a leaid in the
 // state its first two digits name. ArrowUp/Down move, Enter picks, Escape closes.
 
 import { calls, keptRows, rows } from '/explore/arrests-api.js';
@@ -16,7 +17,7 @@ export function districtFinder({ input, list, note, state, onPick }) {
       return st ? (await keptRows(calls.districtsOf(st))).filter((d) => d.leaid === q) : [];
     }
     if (q === '') return state() ? keptRows(calls.districtsOf(state())) : [];
-    return rows(calls.search(q, state()));
+    return rows(calls.search(q));
   }
 
   async function search() {
@@ -28,7 +29,7 @@ export function districtFinder({ input, list, note, state, onPick }) {
     found = got;
     active = -1; // ArrowDown moves to the first match
     paint();
-    note.textContent = q !== '' && found.length === 0 ? `No district matches “${q}”${state() && !/^\d{7}$/.test(q) ? ` in ${state()}` : ''}.` : '';
+    note.textContent = q !== '' && found.length === 0 ? `No district matches “${q}”.` : '';
   }
 
   function paint() {
@@ -54,7 +55,10 @@ export function districtFinder({ input, list, note, state, onPick }) {
 
   // A new text makes the shown matches stale: they go at once, so no key acts on them.
   input.addEventListener('input', () => { clearTimeout(timer); ++asked; found = []; active = -1; paint(); timer = setTimeout(search, 120); });
-  input.addEventListener('focus', () => { if (input.value.trim() === '' && state()) search(); });
+  // An empty box, entered or clicked, lists the chosen state's districts.
+  const listState = () => { if (input.value.trim() === '' && state() && found.length === 0) search(); };
+  input.addEventListener('focus', listState);
+  input.addEventListener('click', listState);
   input.addEventListener('blur', () => { ++asked; close(); });
   input.addEventListener('keydown', (e) => {
     if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
