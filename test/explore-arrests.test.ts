@@ -290,8 +290,15 @@ describe('school explorer in headless Chromium', () => {
     const { page, problems } = await open(`?leaid=${d.leaid}`, { width: 390, height: 844 });
     await painted(page, { leaid: d.leaid });
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    const width = await page.evaluate(() => document.querySelector('#chart svg')!.getBoundingClientRect().width);
-    expect(width).toBeLessThanOrEqual(390);
+    // Drawn at the container's width (not a wide drawing shrunk by CSS): Plot's width attribute is the figure's.
+    const drawnWidth = () => page.evaluate(() => ['#chart', '#map'].map((f) => [Number(document.querySelector(`${f} svg:not([class$="-ramp"])`)!.getAttribute('width')), document.querySelector(f)!.clientWidth]));
+    for (const [svg, box] of await drawnWidth()) { expect(svg).toBeLessThanOrEqual(box); expect(svg).toBeGreaterThan(box - 4); }
+    // A wider window redraws wider
+    await page.setViewportSize({ width: 900, height: 844 });
+    await expect.poll(async () => (await drawnWidth())[0][0]).toBeGreaterThan(800);
+    for (const [svg, box] of await drawnWidth()) { expect(svg).toBeLessThanOrEqual(box); expect(svg).toBeGreaterThan(box - 4); }
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect.poll(async () => (await drawnWidth())[0][0]).toBeLessThanOrEqual(390);
     await checkChart(page, await controls(page));
     await keepScreenshot(page, 'explore-arrests-phone.png', true);
     expect(problems).toEqual([]);
