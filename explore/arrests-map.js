@@ -25,7 +25,8 @@ export function drawStateMap(box, { outline, districts, estimates, leaid, title,
     height: Math.round(Math.min(520, width * 0.9)),
     margin: 12,
     projection: { type: 'mercator', domain, inset: 10 },
-    color: { type: 'linear', scheme: 'YlOrRd', zero: true, legend: rated.length > 0, label: `Arrests ${PER_1000}`, tickFormat: (v) => v.toLocaleString('en-US') },
+    // From 0 to the highest median; when every median is 0 the domain stays [0, 1] so 0 is the palest colour, not the middle one.
+    color: { type: 'linear', scheme: 'YlOrRd', domain: [0, Math.max(...rated.map(value), 0) || 1], legend: rated.length > 0, label: `Arrests ${PER_1000}` },
     marks: [
       Plot.geo(outline, { fill: '#f1f3f6', stroke: '#8a94a6' }),
       Plot.dot(unrated, { x: 'lon', y: 'lat', r: 5, fill: 'white', stroke: '#8a94a6', className: 'map-dot-none', title: tip }),

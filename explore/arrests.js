@@ -44,7 +44,12 @@ function setView(patch, how = 'push') {
   view = normalise({ ...view, ...patch });
   writeView(view, how);
   showControls();
-  paint();
+  repaint();
+}
+
+/** paint(), its failure said on the page (a refused call names itself) rather than left as an unhandled rejection. */
+function repaint() {
+  paint().catch((e) => { $('title').textContent = `The estimates could not be loaded: ${e.message}`; });
 }
 
 function modelOf(v) { return models.find((m) => m.model === v.model); }
@@ -134,7 +139,7 @@ async function start() {
     $(k).addEventListener('change', () => setView(k === 'state' ? { state: $(k).value, leaid: undefined } : { [k]: $(k).value }));
   }
   districtFinder({ input: $('q'), list: $('results'), note: $('search-note'), state: () => $('state').value, onPick: (d) => setView({ leaid: d.leaid, state: d.state }) });
-  addEventListener('popstate', () => { view = normalise(readView()); showControls(); paint(); });
+  addEventListener('popstate', () => { view = normalise(readView()); showControls(); repaint(); });
   // Charts take their container's width: redraw when it changes (not its height, which drawing changes).
   let t = 0, width = 0;
   new ResizeObserver(([e]) => {
