@@ -234,7 +234,7 @@ describe('school explorer in headless Chromium', () => {
     expect(await page.locator('#map g.map-dot circle, #map g.map-dot-none circle').count()).toBe(ofState.length);
     expect(await page.locator('#map').textContent()).toContain('Arrests per 1,000 students');
     expect(await page.locator('#map svg[class$="-ramp"]').count()).toBe(1);
-    await page.locator('#map').scrollIntoViewIfNeeded();
+    await page.locator('#map-title').evaluate((e) => e.scrollIntoView());
     await keepScreenshot(page, 'explore-arrests-map.png');
     // A dot nothing covers, of another district
     const target = await page.evaluate((current) => {
