@@ -1,67 +1,153 @@
-import { chart } from '/explore/chart.js';
-import { searchBox } from '/explore/search.js';
+// The school explorer: wires the controls, the address and the two charts.
+// Every change goes through setView(), which normalises the view, writes it
+// to the address and redraws; popstate and the first load read it back, so a
+// shared link or Back shows the same view.
+
+import { calls, keptFeature, keptRows, rows } from '/explore/arrests-api.js';
+import { DISTRICT_COLOUR, STATE_COLOUR, drawDistrictChart } from '/explore/arrests-chart.js';
+import { PER_1000, RACE_WORDS, SEX_WORDS, groupWords, per1000 } from '/explore/arrests-labels.js';
+import { drawStateMap } from '/explore/arrests-map.js';
+import { districtFinder } from '/explore/arrests-search.js';
+import { FIPS_BY_CODE } from '/explore/arrests-states.js';
+import { readView, writeView } from '/explore/arrests-url.js';
 
 const $ = (id) => document.getElementById(id);
-let current = null, rows = [], YEARS = [];
-// Loads overlap when the user changes model and interval quickly: only the latest may paint (as in search.js).
-let loading = 0;
+let models = [], states = [], view = {}, drawn = 0;
+/** The data of the last paint, kept so a resize redraws without fetching. */
+let last = null;
 
-// Models as the service lists them; the first fitted in every school year is the default view (the service's default covers one year).
-const models = fetch('/api/v1/models').then((r) => r.json()).then((r) => {
-  const list = r.data ?? [];
-  YEARS = [...new Set(list.flatMap((m) => m.years_in_mirror ?? m.years))].sort();
-  const all = list.find((m) => YEARS.every((y) => (m.years_in_mirror ?? m.years).includes(y)));
-  fill($('model'), list.map((m) => m.model));
-  if (all) $('model').value = all.model;
-  return list;
-});
-
-function fill(select, values) {
-  const keep = select.value;
-  select.innerHTML = '';
-  for (const v of values) { const o = document.createElement('option'); o.textContent = v; select.appendChild(o); }
-  if (values.includes(keep)) select.value = keep;
+function options(select, list) {
+  select.replaceChildren(...list.map(([value, text, title]) => {
+    const o = document.createElement('option');
+    o.value = value; o.textContent = text;
+    if (title) o.title = title;
+    return o;
+  }));
 }
 
-async function load() {
-  if (!current) return;
-  await models;
-  const call = `/api/v1/estimates/${current.leaid}?model=${$('model').value}&interval=${$('interval').value}`;
-  const mine = ++loading;
-  const answer = (await (await fetch(call)).json()).data ?? [];
-  if (mine !== loading) return; // a newer load is on its way
-  rows = answer;
-  const first = $('race').options.length === 0;
-  fill($('race'), [...new Set(rows.map((r) => r.race))]);
-  fill($('sex'), [...new Set(rows.map((r) => r.sex))]);
-  // First view: the district's largest student group, where the estimate says the most.
-  const largest = rows.reduce((a, r) => ((r.stu_enroll ?? 0) > (a?.stu_enroll ?? -1) ? r : a), null);
-  if (first && largest) { $('race').value = largest.race; $('sex').value = largest.sex; }
-  $('title').textContent = `${current.lea_name} (${current.leaid}), model ${rows[0]?.model ?? ''}`;
-  $('links').innerHTML = '';
-  const a = document.createElement('a');
-  a.href = call;
-  a.textContent = `API call: ${call}`;
-  $('links').appendChild(a);
+/** Fills in what the address left out or got wrong: the API's default model, the model's latest year, … */
+function normalise(v) {
+  const model = models.find((m) => m.model === v.model) ?? models.find((m) => m.is_default) ?? models[0];
+  const years = model.years_in_mirror ?? model.years;
+  const leaid = /^\d{7}$/.test(v.leaid ?? '') ? v.leaid : undefined;
+  const state = states.some((s) => s.state === v.state) ? v.state : states[0]?.state;
+  return {
+    leaid, state, model: model.model,
+    year: years.includes(v.year) ? v.year : years[years.length - 1],
+    race: v.race in RACE_WORDS ? v.race : 'BL',
+    sex: v.sex in SEX_WORDS ? v.sex : 'M',
+    interval: ['50', '80', '95'].includes(String(v.interval)) ? String(v.interval) : '95',
+  };
+}
+
+function setView(patch, how = 'push') {
+  view = normalise({ ...view, ...patch });
+  writeView(view, how);
+  showControls();
+  repaint();
+}
+
+/** paint(), its failure said on the page (a refused call names itself) rather than left as an unhandled rejection. */
+function repaint() {
+  paint().catch((e) => { $('title').textContent = `The estimates could not be loaded: ${e.message}`; });
+}
+
+function modelOf(v) { return models.find((m) => m.model === v.model); }
+
+function showControls() {
+  const m = modelOf(view);
+  options($('year'), (m.years_in_mirror ?? m.years).map((y) => [y, y]));
+  for (const k of ['state', 'model', 'year', 'race', 'sex', 'interval']) $(k).value = view[k];
+  $('model-desc').textContent = `${m.model}${m.is_default ? ' (the API’s default)' : ''}: ${m.description}`;
+}
+
+async function paint() {
+  const v = view, mine = ++drawn; // a newer paint may start before this one's answers arrive
+  const m = modelOf(v);
+  const years = m.years_in_mirror ?? m.years;
+  const stateName = states.find((s) => s.state === v.state)?.state_name ?? v.state;
+  const group = groupWords(v.race, v.sex);
+  const links = [calls.state(v), calls.stateMap(v)];
+  if (v.leaid) links.unshift(calls.district(v));
+  const [districtRows, stateRows, list, estimates, outline] = await Promise.all([
+    v.leaid ? rows(calls.district(v)) : [],
+    rows(calls.state(v)),
+    keptRows(calls.districtsOf(v.state)),
+    rows(calls.stateMap(v)),
+    keptFeature(`/explore/geo/counties-${FIPS_BY_CODE.get(v.state)}.json`, 'state'),
+  ]);
+  if (mine !== drawn) return;
+  // The district's own state, when a leaid from another state was typed into the address
+  const district = districtRows[0] ?? null;
+  if (district && district.state !== v.state) { setView({ state: district.state }, 'replace'); return; }
+  last = { v, years, stateName, group, districtRows, stateRows, list, estimates, outline };
   draw();
+  const at = stateRows.find((r) => r.race === v.race && r.sex === v.sex && r.year === v.year);
+  $('state-line').textContent = at
+    ? `${stateName} as a whole, ${group}, ${v.year}: ${per1000(at.rate_median)} ${PER_1000} (${v.interval}% interval ${per1000(at.rate_lower)} to ${per1000(at.rate_upper)}).`
+    : `${stateName}: no state estimate for ${group} in ${v.year}.`;
+  $('links').replaceChildren(...links.map((c) => {
+    const a = document.createElement('a');
+    a.href = c; a.textContent = `API call: ${c}`;
+    return a;
+  }));
 }
 
 function draw() {
-  const sel = rows.filter((r) => r.race === $('race').value && r.sex === $('sex').value);
-  chart($('chart'), [{
-    name: 'rate', color: '#6a4c93',
-    points: sel.filter((r) => YEARS.includes(r.year)).map((r) => ({ x: YEARS.indexOf(r.year), y: r.rate_median, lo: r.rate_lower, hi: r.rate_upper })),
-  }], { format: (v) => v.toFixed(3), xLabel: (i) => YEARS[i] ?? '', empty: 'No estimates for this group' });
+  if (!last) return;
+  const { v, years, stateName, group, districtRows, stateRows, list, estimates, outline } = last;
+  const name = districtRows[0]?.lea_name;
+  if (v.leaid && name) {
+    $('title').textContent = `${name} (${v.leaid}), ${stateName}`;
+    $('chart-legend').innerHTML = '';
+    $('chart-legend').append(swatch(DISTRICT_COLOUR, '', `${name}: ${group}`), swatch(STATE_COLOUR, 'diamond', `${stateName} (state): ${group}`), swatch('#999', '', `bars: ${v.interval}% interval; ring: ${v.year}`));
+    drawDistrictChart($('chart'), { district: name, state: stateName, years, year: v.year, race: v.race, sex: v.sex, interval: v.interval, rows: districtRows, stateRows });
+  } else {
+    $('title').textContent = v.leaid ? `No estimates for district ${v.leaid}` : 'Find a district by name, state or leaid';
+    $('chart-legend').replaceChildren();
+    $('chart').innerHTML = '<p class="note">Pick a district to see its estimates by school year.</p>';
+  }
+  $('map-title').textContent = `${stateName}: ${group}, ${v.year}, per 1,000 students`;
+  drawStateMap($('map'), { outline, districts: list, estimates, leaid: v.leaid, title: `Districts of ${stateName} coloured by arrests ${PER_1000}`, onPick: (d) => setView({ leaid: d.leaid, state: d.state }) });
 }
 
-searchBox({
-  input: $('q'), list: $('results'),
-  url: (q) => `/api/v1/districts?q=${q}&limit=20`,
-  label: (d) => `${d.lea_name} (${d.state}) ${d.leaid}`,
-  key: (d) => ({ leaid: d.leaid }),
-  onPick: (d) => { current = d; load(); },
-});
-$('race').addEventListener('change', draw);
-$('sex').addEventListener('change', draw);
-$('interval').addEventListener('change', load);
-$('model').addEventListener('change', load);
+function swatch(colour, shape, text) {
+  const span = document.createElement('span');
+  const i = document.createElement('i');
+  i.style.background = colour;
+  if (shape) i.className = shape;
+  span.append(i, text);
+  return span;
+}
+
+async function start() {
+  const [info, modelRows] = await Promise.all([rows(calls.info()), rows(calls.models())]);
+  models = modelRows;
+  // The banner follows the service's own word (the mirror's manifest), never this page's.
+  if (info[0]?.synthetic) {
+    $('synthetic').textContent = 'Synthetic data: generated in the real layout; it describes no real district.';
+    $('synthetic').hidden = false;
+  }
+  const byState = new Map((await rows(calls.states(models.find((m) => m.is_default)?.model ?? models[0].model))).map((r) => [r.state, r]));
+  states = [...byState.values()].sort((a, b) => a.state_name.localeCompare(b.state_name));
+  options($('state'), states.map((s) => [s.state, s.state_name]));
+  options($('model'), models.map((m) => [m.model, m.is_default ? `${m.model} (default)` : m.model, m.description]));
+  options($('race'), Object.entries(RACE_WORDS));
+  options($('sex'), Object.entries(SEX_WORDS));
+  for (const k of ['state', 'model', 'year', 'race', 'sex', 'interval']) {
+    // a new state is a new map: the district of another state is put down
+    $(k).addEventListener('change', () => setView(k === 'state' ? { state: $(k).value, leaid: undefined } : { [k]: $(k).value }));
+  }
+  districtFinder({ input: $('q'), list: $('results'), note: $('search-note'), state: () => $('state').value, onPick: (d) => setView({ leaid: d.leaid, state: d.state }) });
+  addEventListener('popstate', () => { view = normalise(readView()); showControls(); repaint(); });
+  // Charts take their container's width: redraw when it changes (not its height, which drawing changes).
+  let t = 0, width = 0;
+  new ResizeObserver(([e]) => {
+    if (Math.round(e.contentRect.width) === width) return;
+    width = Math.round(e.contentRect.width);
+    clearTimeout(t); t = setTimeout(draw, 100);
+  }).observe(document.querySelector('main'));
+  setView(readView(), 'replace');
+}
+
+start().catch((e) => { $('title').textContent = `The explorer could not start: ${e.message}`; });
