@@ -2,18 +2,36 @@
 // envelope, and small caches for answers that do not change while the page
 // is open (a state's districts, its outline), so a control change costs one call.
 
-/** The rows of an API answer; an error envelope becomes a thrown Error with the API's message. */
-export async function rows(url) {
+/** An API answer's envelope; an error envelope becomes a thrown Error with the API's message. */
+async function envelope(url) {
   const r = await fetch(url);
   const body = await r.json();
   if (body.status !== 'success') throw new Error(body.error ?? `HTTP ${r.status}`);
-  return body.data ?? [];
+  return body;
+}
+
+/** The rows of an API answer (one page). */
+export async function rows(url) {
+  return (await envelope(url)).data ?? [];
+}
+
+/**
+ * Every row of a paged answer: its pages until meta.total, so a state of more districts than a page holds
+ * (a real mirror's Texas) is drawn whole, not cut at the page size and its rest shown as having no estimate.
+ */
+export async function allRows(url) {
+  const first = await envelope(url);
+  const out = [...(first.data ?? [])];
+  const { total, limit } = first.meta ?? {};
+  const sep = url.includes('?') ? '&' : '?';
+  for (let page = 1; limit > 0 && out.length < total && page * limit < total; page++) out.push(...(await rows(`${url}${sep}page=${page}`)));
+  return out;
 }
 
 const kept = new Map();
 /** rows(url), fetched once per page load (for answers fixed by the mirror). */
 export function keptRows(url) {
-  if (!kept.has(url)) kept.set(url, rows(url).catch((e) => { kept.delete(url); throw e; }));
+  if (!kept.has(url)) kept.set(url, allRows(url).catch((e) => { kept.delete(url); throw e; }));
   return kept.get(url);
 }
 
@@ -21,7 +39,10 @@ export function keptRows(url) {
 export function keptFeature(url, object) {
   const key = `${url}#${object}`;
   if (!kept.has(key)) {
-    kept.set(key, fetch(url).then((r) => r.json()).then((t) => topojson.feature(t, t.objects[object])));
+    // A failed load is not kept: the next paint of that state tries again.
+    kept.set(key, fetch(url).then((r) => { if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`); return r.json(); })
+      .then((t) => topojson.feature(t, t.objects[object]))
+      .catch((e) => { kept.delete(key); throw e; }));
   }
   return kept.get(key);
 }

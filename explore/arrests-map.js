@@ -18,7 +18,9 @@ export function drawStateMap(box, { outline, districts, estimates, leaid, title,
     return `${d.lea_name} (${d.leaid}): ${r?.rate_median == null ? 'no estimate for this group' : `${per1000(r.rate_median)} ${PER_1000} (${r.interval}% interval ${per1000(r.rate_lower)} to ${per1000(r.rate_upper)})`}`;
   };
   const width = Math.max(280, box.clientWidth);
-  const domain = { type: 'FeatureCollection', features: [outline, { type: 'Feature', properties: {}, geometry: { type: 'MultiPoint', coordinates: placed.map((d) => [d.lon, d.lat]) } }] };
+  // The outline is a FeatureCollection (topojson.feature of a collection): its features go in as they are, since
+  // d3-geo reads a FeatureCollection's members as Features and would skip a nested collection.
+  const domain = { type: 'FeatureCollection', features: [...(outline.features ?? [outline]), { type: 'Feature', properties: {}, geometry: { type: 'MultiPoint', coordinates: placed.map((d) => [d.lon, d.lat]) } }] };
   const picked = placed.filter((d) => d.leaid === leaid);
   const figure = Plot.plot({
     width,

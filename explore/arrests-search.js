@@ -23,13 +23,14 @@ export function districtFinder({ input, list, note, state, onPick }) {
   async function search() {
     const q = input.value.trim();
     const mine = ++asked; // answers can overtake each other: only the latest may paint
-    let got;
-    try { got = await lookup(q); } catch (e) { got = []; }
+    let got, failed = null;
+    try { got = await lookup(q); } catch (e) { got = []; failed = e; }
     if (mine !== asked) return;
     found = got;
     active = -1; // ArrowDown moves to the first match
     paint();
-    note.textContent = q !== '' && found.length === 0 ? `No district matches “${q}”.` : '';
+    // A failed search says so: it is not the same as no district matching.
+    note.textContent = failed ? `The search could not be run: ${failed.message}` : q !== '' && found.length === 0 ? `No district matches “${q}”.` : '';
   }
 
   function paint() {

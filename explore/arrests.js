@@ -3,7 +3,7 @@
 // to the address and redraws; popstate and the first load read it back, so a
 // shared link or Back shows the same view.
 
-import { calls, keptFeature, keptRows, rows } from '/explore/arrests-api.js';
+import { allRows, calls, keptFeature, keptRows, rows } from '/explore/arrests-api.js';
 import { DISTRICT_COLOUR, STATE_COLOUR, drawDistrictChart } from '/explore/arrests-chart.js';
 import { PER_1000, RACE_WORDS, SEX_WORDS, groupWords, per1000 } from '/explore/arrests-labels.js';
 import { drawStateMap } from '/explore/arrests-map.js';
@@ -34,8 +34,9 @@ function normalise(v) {
   return {
     leaid, state, model: model.model,
     year: years.includes(v.year) ? v.year : years[years.length - 1],
-    race: v.race in RACE_WORDS ? v.race : 'BL',
-    sex: v.sex in SEX_WORDS ? v.sex : 'M',
+    // Own keys only: `in` would take ?race=constructor as a race.
+    race: Object.hasOwn(RACE_WORDS, v.race ?? '') ? v.race : 'BL',
+    sex: Object.hasOwn(SEX_WORDS, v.sex ?? '') ? v.sex : 'M',
     interval: ['50', '80', '95'].includes(String(v.interval)) ? String(v.interval) : '95',
   };
 }
@@ -49,7 +50,8 @@ function setView(patch, how = 'push') {
 
 /** paint(), its failure said on the page (a refused call names itself) rather than left as an unhandled rejection. */
 function repaint() {
-  paint().catch((e) => { $('title').textContent = `The estimates could not be loaded: ${e.message}`; });
+  const mine = drawn + 1; // the paint about to start
+  paint().catch((e) => { if (mine === drawn) $('title').textContent = `The estimates could not be loaded: ${e.message}`; });
 }
 
 function modelOf(v) { return models.find((m) => m.model === v.model); }
@@ -73,13 +75,14 @@ async function paint() {
     v.leaid ? rows(calls.district(v)) : [],
     rows(calls.state(v)),
     keptRows(calls.districtsOf(v.state)),
-    rows(calls.stateMap(v)),
+    allRows(calls.stateMap(v)),
     keptFeature(`/explore/geo/counties-${FIPS_BY_CODE.get(v.state)}.json`, 'state'),
   ]);
   if (mine !== drawn) return;
   // The district's own state, when a leaid from another state was typed into the address
   const district = districtRows[0] ?? null;
-  if (district && district.state !== v.state) { setView({ state: district.state }, 'replace'); return; }
+  // (only to a state the page lists, so a district of a state missing from the list cannot bounce between the two)
+  if (district && district.state !== v.state && states.some((s) => s.state === district.state)) { setView({ state: district.state }, 'replace'); return; }
   last = { v, years, stateName, group, districtRows, stateRows, list, estimates, outline };
   draw();
   const at = stateRows.find((r) => r.race === v.race && r.sex === v.sex && r.year === v.year);

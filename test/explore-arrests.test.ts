@@ -234,6 +234,9 @@ describe('school explorer in headless Chromium', () => {
     expect(await page.locator('#map g.map-dot circle, #map g.map-dot-none circle').count()).toBe(ofState.length);
     expect(await page.locator('#map').textContent()).toContain('Arrests per 1,000 students');
     expect(await page.locator('#map svg[class$="-ramp"]').count()).toBe(1);
+    // The page reads every page of a paged answer (a real state can hold more districts than a page): seven rows a page here.
+    const paged = await page.evaluate(`import('/explore/arrests-api.js').then((m) => m.allRows('/api/v1/districts?state=${d.state}&limit=7')).then((r) => r.map((x) => x.leaid))`);
+    expect(paged).toEqual(ofState.map((o) => o.leaid));
     await page.locator('#map-title').evaluate((e) => e.scrollIntoView());
     await keepScreenshot(page, 'explore-arrests-map.png');
     // A dot nothing covers, of another district
@@ -281,6 +284,13 @@ describe('school explorer in headless Chromium', () => {
     await painted(page, shared);
     expect(await controls(page)).toEqual(shared);
     await checkChart(page, shared);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('an address with values it does not know (an inherited name as a race) falls back to the defaults, calling nothing that fails', async () => {
+    const { page, problems } = await open('?race=constructor&sex=toString&interval=7');
+    expect([await page.inputValue('#race'), await page.inputValue('#sex'), await page.inputValue('#interval')]).toEqual(['BL', 'M', '95']);
     expect(problems).toEqual([]);
     await page.close();
   });

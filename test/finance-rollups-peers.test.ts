@@ -182,6 +182,8 @@ describe('peers of the largest governments: the window widens until n are found'
     const step = n.findIndex((k) => k >= 50);
     expect(body.meta.pop_window_step).toBe(step === -1 ? WINDOWS.length - 1 : step);
     expect(body.data.length).toBe(Math.min(50, n[n.length - 1]!));
+    // The provenance SQL returns exactly the rows, without a window clause when the window is any size.
+    expect((await query(body.provenance.sql_query)).map((r) => r.canonical_govid)).toEqual(body.data.map((r: any) => r.canonical_govid));
     const cmp = (await get(`/api/v1/governments/${LA_COUNTY}/peer-comparison?category=Police`)).body;
     expect(cmp.meta.pop_window_step).toBeGreaterThan(0);
     const medians = cmp.data.filter((r: any) => r.role === 'summary_p50');
@@ -192,13 +194,14 @@ describe('peers of the largest governments: the window widens until n are found'
   it('an empty cohort (no other government of the type has a population that year) carries a suggestion naming the target\'s other years', async () => {
     // No cohort of the bundled corpus is empty (every type has hundreds of governments a year): the rule is read on its own.
     const { emptyCohortSuggestions } = await import('../dist/src/finance/peers.js');
-    const ctx = { catalog: { governments: [{ canonical_govid: '000000000001', type_label: 'state' }] }, govYears: [[2011, 2019, 2020]] };
+    const ctx = { catalog: { governments: [{ canonical_govid: '000000000001', type_label: 'state' }] } };
     const cohort = (gids: number[]) => ({ year: 2020, targetPopulation: 5, gids, population: [], window: [0, Infinity] as const, step: 5 });
-    const [s] = emptyCohortSuggestions(ctx as never, 0, cohort([])) as { hint: string; available_years: number[] }[];
+    // Years with a population, as the route reads them from the target's history (a year with rows but no population is not one).
+    const [s] = emptyCohortSuggestions(ctx as never, 0, cohort([]), [2011, 2019, 2020]) as { hint: string; available_years: number[] }[];
     expect(s!.hint).toContain('No other state government has a population in 2020');
     expect(s!.hint).toContain('year=2019');
     expect(s!.available_years).toEqual([2011, 2019]);
-    expect(emptyCohortSuggestions(ctx as never, 0, cohort([3]))).toEqual([]);
+    expect(emptyCohortSuggestions(ctx as never, 0, cohort([3]), [2011, 2019, 2020])).toEqual([]);
   });
 
   it('a government whose window holds n keeps the reference rule, unwidened', async () => {

@@ -52,6 +52,18 @@ describe('landing page at /', () => {
       }
       expect((await get('/?format=html', undefined, base())).headers.get('content-type')).toContain('text/html');
       expect((await get('/?format=xml', undefined, base())).status).toBe(400);
+      expect((await get('/', undefined, base())).headers.get('vary')).toBe('Accept, Accept-Encoding');
+    });
+
+    it(`${name}: a link's tracking keys (utm_source, fbclid) do not break the pages people reach by links; data routes still refuse unknown keys`, async () => {
+      for (const p of ['/?utm_source=newsletter&fbclid=abc', '/api/v1/data-dictionary?utm_campaign=x']) {
+        const page = await get(p, { headers: BROWSER }, base());
+        expect([page.status, page.headers.get('content-type')], p).toEqual([200, 'text/html; charset=utf-8']);
+        const json = await get(p, undefined, base());
+        expect([json.status, json.body.status], p).toEqual([200, 'success']);
+        expect(json.headers.get('vary'), p).toBe('Accept, Accept-Encoding');
+      }
+      expect((await get('/api/v1/?utm_source=x', undefined, base())).body.meta.error_code).toBe('E_UNKNOWN_KEY');
     });
 
     it(`${name}: a favicon`, async () => {

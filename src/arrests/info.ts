@@ -59,6 +59,8 @@ function arrestsLanding(ctx: ArrestsCtx): Landing {
     ],
     synthetic: ctx.manifest.synthetic,
     links: [],
+    explorerNote: 'Find a district by name, state or leaid; chart its estimates per 1,000 students with their intervals beside its state, and map the state\'s districts. Every chart links to the API call behind it.',
+    formatsNote: 'Answers are JSON envelopes; estimates carry their provenance, with the DuckDB SQL that recomputes them from the draws.',
     attribution: ATTRIBUTION,
   };
 }

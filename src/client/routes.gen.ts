@@ -634,7 +634,7 @@ export interface FinanceRoutes {
       "spend_subtype": string;
       /** Two-digit state FIPS code of the government. */
       "fips_state": string;
-      /** Three-digit county FIPS code: a county's own, or the county a city or township lies in (null for a state, or where the registry has none). fips_state + fips_county is the Census county GEOID. */
+      /** Three-digit county FIPS code: a county's own, or the county a city or township lies in ('000' for a state government; null where the registry has none). fips_state + fips_county is the Census county GEOID. */
       "fips_county": string | null;
       /** Nominal US dollars (the corpus stores $1,000s; multiplied by 1000). Null only for not_reported cells. */
       "amt_nominal": number | null;

@@ -114,6 +114,8 @@ function financeLanding(cat: Catalog): Landing {
     ],
     synthetic: false,
     links: [{ label: 'Bulk files', href: '/api/v1/bulk', note: 'Whole tables as files to download: CSV (gzip) and Parquet, with their checksums.' }],
+    explorerNote: 'Search a government; chart its spending and revenue, what the money went to, its peers, and maps of counties and states. Every chart links to the API call and CSV behind it.',
+    formatsNote: 'The money routes answer CSV, Arrow or Parquet as well as JSON: add format=csv (or send Accept). Every JSON answer carries its provenance.',
     attribution: ATTRIBUTION,
   };
 }

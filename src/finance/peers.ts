@@ -108,15 +108,25 @@ const windowMeta = (c: Cohort) => ({ pop_range: windowJson(c.window), pop_window
 const cohortRule = (c: Cohort): string =>
   `same type, population in ${c.year} ${windowText(c.window)}${c.step > 0 ? ` (widened from ${POP_RANGE[0]}-${POP_RANGE[1]}, which held fewer peers than asked)` : ''}, closest by |ln(population ratio)|, ties by canonical_govid`;
 
-/** An empty cohort's suggestion: the other years in which the target has a population (spec's suggestion shape, no recipe). */
-export function emptyCohortSuggestions(ctx: FinanceCtx, gid: number, c: Cohort): unknown[] {
+/**
+ * An empty cohort's suggestion (the spec's suggestion shape, no recipe): the other years in which the target
+ * has a population, so that following it cannot land on "has no population in that year".
+ */
+export function emptyCohortSuggestions(ctx: FinanceCtx, gid: number, c: Cohort, withPopulation: number[]): unknown[] {
   if (c.gids.length > 0) return [];
   const g = ctx.catalog.governments[gid]!;
-  const others = (ctx.govYears[gid] ?? []).filter((y) => y !== c.year);
+  const others = withPopulation.filter((y) => y !== c.year);
   return [{
     recipe_id: null, label: 'another cohort year', available_years: others.length ? [Math.min(...others), Math.max(...others)] : [],
-    hint: `No other ${g.type_label} government has a population in ${c.year}, so ${g.canonical_govid} has no peers that year${others.length ? `; try year=${others[others.length - 1]} (it has rows in ${others.join(', ')})` : ''}.`,
+    hint: `No other ${g.type_label} government has a population in ${c.year}, so ${g.canonical_govid} has no peers that year${others.length ? `; try year=${others[others.length - 1]} (it has a population in ${others.join(', ')})` : ''}.`,
   }];
+}
+
+/** The suggestions of an answer: none while the cohort has peers; else the years to try, read from the target's history. */
+async function suggestionsFor(ctx: FinanceCtx, gid: number, c: Cohort, signal: AbortSignal): Promise<unknown[]> {
+  if (c.gids.length > 0) return [];
+  const hist = await ctx.pool.run('governmentYears', { gid }, signal);
+  return emptyCohortSuggestions(ctx, gid, c, Array.from(hist.years).filter((_, k) => hist.population[k]! > 0));
 }
 
 async function peersHandler(req: RouteRequest<FinanceCtx, PeersParams>): Promise<Reply> {
@@ -146,7 +156,7 @@ async function peersHandler(req: RouteRequest<FinanceCtx, PeersParams>): Promise
     manifest: manifestBlock(ctx),
     sql_query: peersSql(ctx, gid, c, n),
   };
-  return envelopeReply(ok(rows, meta, provenance, emptyCohortSuggestions(ctx, gid, c)));
+  return envelopeReply(ok(rows, meta, provenance, await suggestionsFor(ctx, gid, c, req.signal)));
 }
 
 const NON_ADDITIVE = 'Peer percentile of per-capita dollars in this (year, subtype, category) cell only: not additive across categories, subtypes or years.';
@@ -221,7 +231,7 @@ async function comparisonHandler(req: RouteRequest<FinanceCtx, ComparisonParams>
     },
     meta: { coverage: params.coverage, cohort_year: c.year, ...windowMeta(c), ...coverageMeta(coverage) },
   });
-  env.suggestions.push(...emptyCohortSuggestions(ctx, gid, c));
+  env.suggestions.push(...(await suggestionsFor(ctx, gid, c, req.signal)));
   return envelopeReply(env);
 }
 

@@ -106,7 +106,7 @@ export const rollupsRoute: RouteSpec<FinanceCtx> = defineRoute<FinanceCtx>()({
   rules: [stateOrGovids, censusYearsRule],
   rowFields: moneyFields('spend_subtype', [
     { name: 'fips_state', type: 'string', description: 'Two-digit state FIPS code of the government.' },
-    { name: 'fips_county', type: 'string|null', description: "Three-digit county FIPS code: a county's own, or the county a city or township lies in (null for a state, or where the registry has none). fips_state + fips_county is the Census county GEOID." },
+    { name: 'fips_county', type: 'string|null', description: "Three-digit county FIPS code: a county's own, or the county a city or township lies in ('000' for a state government; null where the registry has none). fips_state + fips_county is the Census county GEOID." },
   ], false),
   examples: () => [
     { description: 'Every county of California, all categories, by subtype', path: '/api/v1/rollups?layer=county&state=CA' },

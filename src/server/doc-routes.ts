@@ -25,7 +25,7 @@ const HOST_OK = /^[A-Za-z0-9.\-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 export function docRoutes<Ctx extends { routes: RouteSpec<Ctx>[] }>(v1: string, docsOf: (ctx: Ctx) => ServiceDocs): RouteSpec<Ctx>[] {
   return [
     {
-      id: 'home', path: '/', tags: ['metadata'], produces: 'envelope', formats: PAGE_FORMATS, query: { format: pageFormat },
+      id: 'home', path: '/', tags: ['metadata'], produces: 'envelope', formats: PAGE_FORMATS, query: { format: pageFormat }, ignoresUnknownKeys: true,
       summary: 'Landing page', description: 'What this service is, its scope and the ways in (explorer, docs, examples, bulk files, data dictionary): a page to a browser, the same facts as a JSON index to any other client.',
       rowFields: [
         { name: 'service', type: 'string', description: 'The service.' },
@@ -62,7 +62,7 @@ export function docRoutes<Ctx extends { routes: RouteSpec<Ctx>[] }>(v1: string, 
       },
     },
     {
-      id: 'data_dictionary', path: `${v1}/data-dictionary`, tags: ['metadata'], produces: 'envelope', formats: PAGE_FORMATS, query: { format: pageFormat },
+      id: 'data_dictionary', path: `${v1}/data-dictionary`, tags: ['metadata'], produces: 'envelope', formats: PAGE_FORMATS, query: { format: pageFormat }, ignoresUnknownKeys: true,
       summary: 'Data dictionary', description: 'Every field, parameter, decision, caveat and error code of this service: rows in JSON, or a page for people (sections, anchors, the error catalog as a table) to a browser.',
       rowFields: [
         { name: 'section', type: 'string', description: 'envelope, meta, parameter, row, decision, caveat or error.' },

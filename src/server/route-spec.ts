@@ -124,6 +124,11 @@ interface RouteBase<Ctx> {
    */
   operational?: true;
   /**
+   * A page people reach by links (the landing page, the dictionary): query keys it does not declare (a
+   * newsletter's utm_source, a social network's fbclid) are ignored rather than refused. Data routes refuse them.
+   */
+  ignoresUnknownKeys?: true;
+  /**
    * Tokens a request costs its client (rate-stage.ts) from its validated parameters: a bulk page by the rows
    * it asks, a file by the bytes it will send (its Range, If-Range, HEAD); 1 when absent.
    */

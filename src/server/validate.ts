@@ -16,7 +16,7 @@ export function compileValidator<Ctx, Q>(route: RouteSpec<Ctx, Q>): Validator<Ct
   return (query, pathValues, ctx) => {
     for (const key of query.keys()) {
       // Own keys only: `in` would let ?constructor= or ?toString= through as if declared.
-      if (!Object.hasOwn(route.query, key)) {
+      if (!Object.hasOwn(route.query, key) && route.ignoresUnknownKeys !== true) {
         const why = route.rejects?.[key];
         throw apiError('E_UNKNOWN_KEY', why
           ? `Query parameter '${key}' is not accepted by ${route.path}: ${why} Accepted keys: ${listValues(accepted)}.`
