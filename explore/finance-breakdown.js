@@ -29,11 +29,8 @@ function bars(node, rows, field, unit, onPick) {
       Plot.ruleX([0]),
     ],
   });
-  // Plot keeps each bar's row index as its datum: a click names the category.
-  chart.addEventListener('click', (e) => {
-    const i = e.target.__data__;
-    if (e.target.tagName === 'rect' && typeof i === 'number' && shown[i]) onPick(shown[i].category);
-  });
+  // Plot's pointer (the tip) takes the click's target, and names the pointed row as the plot's value.
+  chart.addEventListener('click', () => { if (chart.value?.category) onPick(chart.value.category); });
   node.replaceChildren(chart);
   return top;
 }

@@ -59,8 +59,10 @@ function frame(tab) {
   } else document.title = 'civicstream finance: explore';
 }
 
+/** Draws the view. body[data-busy] is set while drawing, body[data-drawn] counts finished draws (tests wait on both). */
 async function render() {
   const mine = ++drawing;
+  document.body.dataset.busy = 'true';
   const ctx = {
     years: site.years, latestYear: site.latestYear, holes: site.holes, gov,
     stale: () => mine !== drawing, change, fail,
@@ -81,6 +83,9 @@ async function render() {
   } catch (e) {
     if (!ctx.stale()) fail(`Could not draw this view: ${e.message}`);
   }
+  if (ctx.stale()) return;
+  delete document.body.dataset.busy;
+  document.body.dataset.drawn = String(mine);
 }
 
 async function boot() {

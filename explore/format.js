@@ -2,9 +2,9 @@
 // people read it, a JSON fetch that surfaces API errors, small DOM builders.
 /* global d3 */
 
-// d3's SI prefix writes billions as G (giga); people read money in B.
-const si = d3.format('$~s');
-export const money = (v) => (v === null || v === undefined || Number.isNaN(v) ? '–' : si(v).replace('G', 'B'));
+// d3's SI prefix writes billions as G (giga); people read money in B. d3 is read
+// at call time, so a page that never formats money need not load it.
+export const money = (v) => (v === null || v === undefined || Number.isNaN(v) ? '–' : d3.format('$~s')(v).replace('G', 'B'));
 // The tip shows the exact-ish figure: cents only where they matter (per resident).
 export const moneyLong = (v) => (Math.abs(v) < 1000 ? d3.format('$,.2f')(v) : d3.format('$,.0f')(v));
 
