@@ -190,6 +190,13 @@ describe('finance explorer in headless Chromium', () => {
     await act(page, () => page.click(`#panel-map svg.map path.unit[data-id="${row.fips_state}${row.fips_county}"]`));
     expect(await text(page, '#title')).toBe(row.gov_name);
     expect(await page.isVisible('#panel-history')).toBe(true);
+    // A county with no row is found by the state's list of counties.
+    await act(page, () => page.goBack());
+    const quiet = await page.$eval('#panel-map svg.map path.unit[fill="url(#hatch)"]', (e) => e.getAttribute('data-id'));
+    const counties = await api('/api/v1/governments?state=TX&type=county&limit=1000');
+    const named = counties.data.find((g: any) => `${g.fips_state}${g.fips_county}` === quiet);
+    await act(page, () => page.click(`#panel-map svg.map path.unit[data-id="${quiet}"]`));
+    expect(await text(page, '#title')).toBe(named.gov_name);
     expect(problems).toEqual([]);
     await page.close();
   });
@@ -231,6 +238,9 @@ describe('finance explorer in headless Chromium', () => {
       await settled(page);
       expect(await page.isVisible(`#panel-${tab} svg`), tab).toBe(true);
       expect(await page.evaluate(() => document.documentElement.scrollWidth), tab).toBeLessThanOrEqual(390);
+      // Drawn for the phone's width, not shrunk from a desktop drawing (CSS max-width would hide that).
+      const widths = await page.$$eval(`#panel-${tab} svg[width]`, (els) => els.map((e) => Number(e.getAttribute('width'))));
+      expect(Math.max(...widths), tab).toBeLessThanOrEqual(390);
       if (tab === 'history') await keepScreenshot(page, 'explore-finance-phone.png', true);
       if (tab === 'map') await keepScreenshot(page, 'explore-finance-phone-map.png', true);
     }
