@@ -16,7 +16,7 @@ export function amountField(view) {
 
 /** The unit a reader needs beside a number: nominal or real (with its base year), total or per resident. */
 export function unitLabel(view, baseYear, perCapita = view.scale === 'per_capita') {
-  const dollars = view.adjust === 'real' ? `real ${baseYear ?? ''} dollars`.replace('  ', ' ') : 'nominal dollars';
+  const dollars = view.adjust === 'real' ? (baseYear ? `real ${baseYear} dollars` : 'real dollars') : 'nominal dollars';
   return `${dollars}${perCapita ? ', per resident' : ', total'}`;
 }
 

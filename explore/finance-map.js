@@ -75,6 +75,7 @@ async function openCounty(fips, f, govid, ctx) {
 
 /** The map panel: view.map = a state FIPS for its counties, or empty for the nation's states. */
 export async function drawMap(panel, view, ctx) {
+  if (view.map && !postalOf.has(view.map)) view = { ...view, map: '' }; // no county boundaries or rollup for it: the nation
   const year = view.year || String(ctx.latestYear);
   const category = view.category || 'Police';
   const field = view.adjust === 'real' ? 'amt_per_capita_real' : 'amt_per_capita_nominal';

@@ -7,7 +7,7 @@ import { readView, writeView } from '/explore/finance-url.js';
 import { drawHistory } from '/explore/finance-history.js';
 import { drawBreakdown } from '/explore/finance-breakdown.js';
 import { drawPeers } from '/explore/finance-peers.js';
-import { drawMap } from '/explore/finance-map.js';
+import { drawMap, postalOf } from '/explore/finance-map.js';
 
 const $ = (id) => document.getElementById(id);
 const DRAW = { history: drawHistory, breakdown: drawBreakdown, peers: drawPeers, map: drawMap };
@@ -95,7 +95,9 @@ async function boot() {
   const names = [...new Set(cats.data.filter((c) => c.category_type === 'expenditure').map((c) => c.category))].sort();
   setOptions('category', names, view.category);
   for (const id of ['adjust', 'scale', 'year', 'category', 'subtype']) $(id).addEventListener('change', () => change({ [id]: $(id).value }));
-  for (const t of Object.keys(DRAW)) $(`tab-${t}`).addEventListener('click', () => change({ tab: t }));
+  // The map opens on the government's own state (a state government sees the nation).
+  const mapOf = () => (gov && gov.type_label !== 'state' && !view.map && postalOf.has(gov.fips_state) ? { map: gov.fips_state } : {});
+  for (const t of Object.keys(DRAW)) $(`tab-${t}`).addEventListener('click', () => change({ tab: t, ...(t === 'map' ? mapOf() : {}) }));
   // The examples are links (they work without script too); with it, no page reload.
   for (const a of document.querySelectorAll('#intro a')) a.addEventListener('click', (e) => { e.preventDefault(); view = readView(a.search); writeView(view); render(); });
   searchBox({

@@ -225,6 +225,10 @@ describe('finance explorer in headless Chromium', () => {
     expect(await shown(page)).toEqual({ ...view, adjust: 'nominal', category: 'Police' });
     await act(page, () => page.goBack());
     expect((await shown(page)).panel).toBe('panel-history');
+    // The map tab opens on the government's own state (Delaware: 3 counties).
+    await act(page, () => page.click('#tab-map'));
+    expect(new URL(page.url()).searchParams.get('map')).toBe('10');
+    expect(await count(page, '#panel-map svg.map path.unit')).toBe(3);
     expect(problems).toEqual([]);
     await page.close();
   });
