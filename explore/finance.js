@@ -1,56 +1,122 @@
-import { chart } from '/explore/chart.js';
+// The finance explorer: the view (finance-url.js) is the single state; each
+// user change writes it to the URL and redraws the visible panel. Each panel's
+// drawing lives in its own file; this one wires controls, tabs and search.
 import { searchBox } from '/explore/search.js';
+import { el, getJson } from '/explore/format.js';
+import { readView, writeView } from '/explore/finance-url.js';
+import { drawHistory } from '/explore/finance-history.js';
+import { drawBreakdown } from '/explore/finance-breakdown.js';
+import { drawPeers } from '/explore/finance-peers.js';
+import { drawMap, postalOf } from '/explore/finance-map.js';
 
 const $ = (id) => document.getElementById(id);
-const money = (v) => (Math.abs(v) >= 1e9 ? `${(v / 1e9).toFixed(1)}B` : Math.abs(v) >= 1e6 ? `${(v / 1e6).toFixed(1)}M` : Math.abs(v) >= 1e3 ? `${(v / 1e3).toFixed(1)}k` : v.toFixed(v < 10 ? 2 : 0));
-let current = null;
-// Draws overlap when the user changes two settings quickly: only the latest may paint (as in search.js).
+const DRAW = { history: drawHistory, breakdown: drawBreakdown, peers: drawPeers, map: drawMap };
+let view = readView();
+let site = { years: [2011, 2019, 2020], holes: [] };
+let gov = null;
+// Draws overlap when the reader changes two settings quickly: only the latest may paint.
 let drawing = 0;
 
-function series(rows, field) {
-  const byYear = new Map();
-  for (const r of rows) {
-    const v = r[field];
-    if (v === null || v === undefined) continue;
-    byYear.set(r.year, (byYear.get(r.year) ?? 0) + v);
-  }
-  return [...byYear].map(([x, y]) => ({ x, y }));
+function change(patch) {
+  view = { ...view, ...patch };
+  writeView(view);
+  render();
 }
 
-async function draw() {
-  if (!current) return;
-  const adjust = $('adjust').value, perCapita = $('scale').value === 'per_capita';
-  const q = `category=All%20Categories&adjust=${adjust}&per_capita=${perCapita}`;
-  const spendingCall = `/api/v1/governments/${current.canonical_govid}/spending?${q}`;
-  const revenueCall = `/api/v1/governments/${current.canonical_govid}/revenue?${q}`;
+function fail(message) {
+  $('error').hidden = false;
+  $('error').textContent = message;
+}
+
+function setOptions(id, values, value, label = (v) => v) {
+  const select = $(id);
+  const now = [...select.options].map((o) => o.value).join('|');
+  if (now !== values.join('|')) select.replaceChildren(...values.map((v) => el('option', { value: v }, label(v))));
+  select.value = value;
+}
+
+/** The chrome around the panel: intro or title, tabs, the controls that apply to this panel. */
+function frame(tab) {
+  $('intro').hidden = Boolean(view.govid);
+  $('gov').hidden = !view.govid;
+  for (const t of Object.keys(DRAW)) {
+    $(`tab-${t}`).setAttribute('aria-selected', String(t === tab));
+    $(`panel-${t}`).hidden = t !== tab;
+  }
+  for (const label of document.querySelectorAll('.controls label')) label.hidden = !label.dataset.for.split(' ').includes(tab);
+  $('adjust').value = view.adjust;
+  $('scale').value = view.scale;
+  setOptions('year', site.years.map(String), view.year || String(site.latestYear));
+  if (![...$('category').options].some((o) => o.value === view.category)) $('category').append(el('option', { value: view.category }, view.category));
+  $('category').value = view.category;
+  $('subtype').value = view.subtype;
+  $('error').hidden = true;
+  if (gov) {
+    $('title').textContent = gov.gov_name;
+    const pop = gov.by_year?.at(-1)?.population;
+    $('subtitle').textContent = `${gov.type_label}, ${gov.state ?? gov.fips_state} · id ${gov.canonical_govid}${pop ? ` · population ${pop.toLocaleString('en-US')} (FY${gov.by_year.at(-1).year})` : ''}`;
+    document.title = `${gov.gov_name}: civicstream finance explorer`;
+  } else document.title = 'civicstream finance: explore';
+}
+
+/** Draws the view. body[data-busy] is set while drawing, body[data-drawn] counts finished draws (tests wait on both). */
+async function render() {
   const mine = ++drawing;
-  const [s, r] = await Promise.all([spendingCall, revenueCall].map(async (u) => (await fetch(u)).json()));
-  if (mine !== drawing) return; // a newer draw is on its way
-  const field = perCapita ? (adjust === 'real' ? 'amt_per_capita_real' : 'amt_per_capita_nominal') : adjust === 'real' ? 'amt_real' : 'amt_nominal';
-  $('title').textContent = `${current.gov_name} (${current.canonical_govid})`;
-  chart($('chart'), [
-    { name: 'spending', color: '#d1495b', points: series(s.data ?? [], field) },
-    { name: 'revenue', color: '#2e86ab', points: series(r.data ?? [], field) },
-  ], { format: money, empty: 'No spending or revenue rows in the loaded years' });
-  // The flat route answers the latest year unless told: ask for the years the chart shows.
-  const years = (s.data ?? []).map((row) => row.year);
-  const span = years.length ? `&years=${Math.min(...years)}-${Math.max(...years)}` : '';
-  const csv = `/api/v1/spending?govid=${current.canonical_govid}&category=All%20Categories&adjust=${adjust}&per_capita=${perCapita}${span}&format=csv`;
-  $('links').innerHTML = '';
-  for (const [label, href] of [['spending API call', spendingCall], ['revenue API call', revenueCall], ['spending as CSV', csv]]) {
-    const a = document.createElement('a');
-    a.href = href;
-    a.textContent = `${label}: ${href}`;
-    $('links').appendChild(a);
+  document.body.dataset.busy = 'true';
+  const ctx = {
+    years: site.years, latestYear: site.latestYear, holes: site.holes, gov,
+    stale: () => mine !== drawing, change, fail,
+    setOptions: (id, values, value) => setOptions(id, values, value),
+  };
+  try {
+    if (view.govid && gov?.canonical_govid !== view.govid) {
+      const g = await getJson(`/api/v1/governments/${view.govid}`);
+      if (ctx.stale()) return;
+      gov = g.data[0];
+      ctx.gov = gov;
+    }
+    if (!view.govid) gov = null;
+    // Before a pick there is nothing to chart: the intro and the national map stand in.
+    const tab = view.govid ? view.tab : 'map';
+    frame(tab);
+    await DRAW[tab]($(`panel-${tab}`), view, ctx);
+  } catch (e) {
+    if (!ctx.stale()) fail(`Could not draw this view: ${e.message}`);
   }
+  if (ctx.stale()) return;
+  delete document.body.dataset.busy;
+  document.body.dataset.drawn = String(mine);
 }
 
-searchBox({
-  input: $('q'), list: $('results'),
-  url: (q) => `/api/v1/governments?q=${q}&limit=20`,
-  label: (g) => `${g.gov_name} (${g.type_label}, ${g.state ?? g.fips_state}) ${g.canonical_govid}`,
-  key: (g) => ({ govid: g.canonical_govid }),
-  onPick: (g) => { current = g; draw(); },
-});
-$('adjust').addEventListener('change', draw);
-$('scale').addEventListener('change', draw);
+async function boot() {
+  const [root, cats] = await Promise.all([getJson('/api/v1/'), getJson('/api/v1/categories?type=spending')]);
+  const info = root.data[0];
+  site = { years: info.published_years, latestYear: Math.max(...info.published_years), holes: `${Math.min(...info.holes)}-${Math.max(...info.holes)}` };
+  const names = [...new Set(cats.data.filter((c) => c.category_type === 'expenditure').map((c) => c.category))].sort();
+  setOptions('category', names, view.category);
+  for (const id of ['adjust', 'scale', 'year', 'category', 'subtype']) $(id).addEventListener('change', () => change({ [id]: $(id).value }));
+  // The map opens on the government's own state (a state government sees the nation).
+  const mapOf = () => (gov && gov.type_label !== 'state' && !view.map && postalOf.has(gov.fips_state) ? { map: gov.fips_state } : {});
+  for (const t of Object.keys(DRAW)) $(`tab-${t}`).addEventListener('click', () => change({ tab: t, ...(t === 'map' ? mapOf() : {}) }));
+  // The examples are links (they work without script too); with it, no page reload.
+  for (const a of document.querySelectorAll('#intro a')) a.addEventListener('click', (e) => { e.preventDefault(); view = readView(a.search); writeView(view); render(); });
+  searchBox({
+    input: $('q'), list: $('results'),
+    url: (q) => `/api/v1/governments?q=${q}&limit=20`,
+    byId: (q) => (/^\d{12}$/.test(q) ? `/api/v1/governments/${q}` : undefined),
+    noMatch: (q) => `No government matches “${q}”.`,
+    label: (g) => `${g.gov_name} (${g.type_label}, ${g.state ?? g.fips_state}) ${g.canonical_govid}`,
+    key: (g) => ({ govid: g.canonical_govid }),
+    onPick: (g) => change({ govid: g.canonical_govid, focus: '' }),
+  });
+  addEventListener('popstate', () => { view = readView(); render(); });
+  // Charts take their container's width: redraw when it changes (phones turning, windows resizing).
+  let width = document.documentElement.clientWidth, timer = 0;
+  addEventListener('resize', () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => { if (document.documentElement.clientWidth !== width) { width = document.documentElement.clientWidth; render(); } }, 200);
+  });
+  await render();
+}
+
+boot().catch((e) => fail(`The explorer could not start: ${e.message}`));

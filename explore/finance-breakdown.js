@@ -1,0 +1,67 @@
+// What the money went to: one year's spending by category, stacked by subtype
+// (the largest categories first), and a chosen category's line over the years.
+// A category is chosen by clicking its bar or its button (keyboard).
+/* global Plot */
+import { callLinks, el, getJson, money, moneyLong, widthOf } from '/explore/format.js';
+import { amountField, sumByYear, unitLabel, yearChart } from '/explore/finance-history.js';
+
+const TOP = 12;
+const SUBTYPE_COLORS = { operations: '#2e86ab', capital: '#f18f01', intergovernmental: '#6a994e', interest: '#bc4b51', other: '#8d99ae' };
+
+function totalsByCategory(rows, field) {
+  const t = new Map();
+  for (const r of rows) if (r[field] !== null && r[field] !== undefined) t.set(r.category, (t.get(r.category) ?? 0) + r[field]);
+  return [...t].sort((a, b) => b[1] - a[1]);
+}
+
+function bars(node, rows, field, unit, onPick) {
+  const top = totalsByCategory(rows, field).slice(0, TOP).map(([c]) => c);
+  const shown = rows.filter((r) => top.includes(r.category) && r[field] !== null && r[field] !== undefined);
+  const subtypes = [...new Set(shown.map((r) => r.spend_subtype))];
+  const width = widthOf(node);
+  const chart = Plot.plot({
+    width, height: 40 + top.length * 28, marginLeft: Math.min(170, width * 0.4), marginRight: 20,
+    x: { label: `US$ (${unit})`, tickFormat: money, grid: true, ticks: Math.max(2, Math.floor(width / 110)) },
+    y: { label: null, domain: top },
+    color: { domain: subtypes, range: subtypes.map((s) => SUBTYPE_COLORS[s] ?? '#999'), legend: true },
+    marks: [
+      Plot.barX(shown, { x: field, y: 'category', fill: 'spend_subtype', tip: true, title: (r) => `${r.category}, ${r.spend_subtype}\n${moneyLong(r[field])} (${unit})`, cursor: 'pointer' }),
+      Plot.ruleX([0]),
+    ],
+  });
+  // Plot's pointer (the tip) takes the click's target, and names the pointed row as the plot's value.
+  chart.addEventListener('click', () => { if (chart.value?.category) onPick(chart.value.category); });
+  node.replaceChildren(chart);
+  return top;
+}
+
+/** The breakdown panel: bars for view.year, and view.focus's history when a category is chosen. */
+export async function drawBreakdown(panel, view, ctx) {
+  const year = view.year || String(ctx.latestYear);
+  const q = `adjust=${view.adjust}&per_capita=${view.scale === 'per_capita'}`;
+  const base = `/api/v1/governments/${view.govid}/spending`;
+  const yearCall = `${base}?years=${year}&${q}`;
+  const s = await getJson(yearCall);
+  if (ctx.stale()) return;
+  const field = amountField(view);
+  const unit = unitLabel(view, s.meta.base_year);
+  const chartBox = panel.querySelector('.chart');
+  const calls = [['breakdown API call', yearCall], ['breakdown as CSV', `${yearCall}&format=csv`]];
+  let top = [];
+  if (!s.data.length) chartBox.replaceChildren(el('p', { class: 'empty' }, `No spending rows for FY${year}: the mirror publishes ${ctx.years.join(', ')}.`));
+  else top = bars(chartBox, s.data, field, unit, (c) => ctx.change({ focus: c }));
+  panel.querySelector('.note').textContent = `FY${year}, the ${top.length} largest categories, stacked by subtype. Click a bar or a button for the category's history.`;
+  panel.querySelector('.picks').replaceChildren(...top.map((c) => el('button', { type: 'button', class: 'pick', 'aria-pressed': String(c === view.focus), on: { click: () => ctx.change({ focus: c }) } }, c)));
+  const focusBox = panel.querySelector('.focus');
+  if (view.focus) {
+    const call = `${base}?category=${encodeURIComponent(view.focus)}&${q}`;
+    const f = await getJson(call);
+    if (ctx.stale()) return;
+    const funit = unitLabel(view, f.meta.base_year);
+    focusBox.replaceChildren(el('h3', {}, `${view.focus}: spending over the years`), el('div', { class: 'chart-focus' }));
+    yearChart(focusBox.querySelector('.chart-focus'), [{ name: view.focus, color: '#5b3c88', values: sumByYear(f.data, field) }],
+      { years: ctx.years, yLabel: `US$ (${funit})`, unit: funit, empty: `No ${view.focus} rows for this government.` });
+    calls.push([`${view.focus} history API call`, call]);
+  } else focusBox.replaceChildren();
+  callLinks(panel.querySelector('.links'), calls);
+}

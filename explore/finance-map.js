@@ -1,0 +1,108 @@
+// Maps: the states of the nation, or one state's counties, coloured by a
+// category's spending per resident in a year (each government's subtypes
+// summed). A unit with no row is drawn hatched as "did not report", never as
+// zero. Drawn with d3-geo over the Census boundaries this host serves; the
+// colour legend is Plot's. A click opens a county, or a state's county map.
+/* global d3, Plot, topojson */
+import { el, getJson, moneyLong, widthOf } from '/explore/format.js';
+
+// The API names states by postal code, the boundaries by FIPS code.
+const POSTAL = 'AL01 AK02 AZ04 AR05 CA06 CO08 CT09 DE10 DC11 FL12 GA13 HI15 ID16 IL17 IN18 IA19 KS20 KY21 LA22 ME23 MD24 MA25 MI26 MN27 MS28 MO29 MT30 NE31 NV32 NH33 NJ34 NM35 NY36 NC37 ND38 OH39 OK40 OR41 PA42 RI44 SC45 SD46 TN47 TX48 UT49 VT50 VA51 WA53 WV54 WI55 WY56';
+export const postalOf = new Map(POSTAL.split(' ').map((p) => [p.slice(2), p.slice(0, 2)]));
+export const fipsOf = new Map([...postalOf].map(([f, p]) => [p, f]));
+
+// The boundary files are plain TopoJSON (not API envelopes), kept once loaded.
+const topo = new Map();
+function fetchTopo(url) {
+  if (!topo.has(url)) topo.set(url, fetch(url).then((r) => (r.ok ? r.json() : Promise.reject(new Error(`${r.status} from ${url}`)))).catch((e) => { topo.delete(url); throw e; }));
+  return topo.get(url);
+}
+
+/** Every page of a rollup (the route caps a page at 1000 rows). */
+async function rollupRows(call) {
+  const first = await getJson(`${call}&limit=1000&page=0`);
+  const rows = [...first.data];
+  for (let p = 1; rows.length < (first.meta.total ?? 0); p++) {
+    const next = await getJson(`${call}&limit=1000&page=${p}`);
+    if (!next.data.length) break;
+    rows.push(...next.data);
+  }
+  return { rows, meta: first.meta };
+}
+
+/** The projection for a state's outline: Albers USA fits the 50 states and DC; other areas get Mercator. */
+function projectionFor(outline, width, height) {
+  const albers = d3.geoAlbersUsa();
+  const c = d3.geoCentroid(outline);
+  const p = albers(c) ? albers : d3.geoMercator();
+  return p.fitSize([width, height], outline);
+}
+
+function hatch(svg) {
+  const pat = svg.append('defs').append('pattern').attr('id', 'hatch').attr('patternUnits', 'userSpaceOnUse').attr('width', 6).attr('height', 6).attr('patternTransform', 'rotate(45)');
+  pat.append('rect').attr('width', 6).attr('height', 6).attr('fill', '#eee');
+  pat.append('line').attr('x1', 0).attr('y1', 0).attr('x2', 0).attr('y2', 6).attr('stroke', '#999').attr('stroke-width', 2);
+}
+
+function drawShapes(node, features, outline, values, { onClick, unit }) {
+  const width = widthOf(node), height = Math.round(Math.min(width * 0.62, 560));
+  const path = d3.geoPath(projectionFor(outline, width, height));
+  const known = [...values.values()].map((v) => v.value);
+  const options = { type: 'quantile', scheme: 'blues', domain: known.length ? known : [0, 1], n: 5, label: `${unit} ($)`, tickFormat: (d) => moneyLong(d) };
+  const color = Plot.scale({ color: options });
+  const svg = d3.create('svg').attr('viewBox', `0 0 ${width} ${height}`).attr('width', width).attr('height', height).attr('class', 'map').attr('role', 'img');
+  hatch(svg);
+  svg.append('g').selectAll('path').data(features.filter((f) => path(f))).join('path')
+    .attr('d', path).attr('data-id', (f) => f.id)
+    .attr('class', (f) => (values.has(f.id) ? 'unit reported' : 'unit no-report'))
+    .attr('fill', (f) => (values.has(f.id) ? color.apply(values.get(f.id).value) : 'url(#hatch)'))
+    .on('click', (_, f) => onClick(f))
+    .append('title').text((f) => (values.has(f.id) ? `${f.properties.name}: ${moneyLong(values.get(f.id).value)} (${unit})` : `${f.properties.name}: did not report`));
+  const legend = el('div', { class: 'map-legend' }, known.length ? Plot.legend({ color: options, width: Math.min(360, width) }) : null,
+    el('span', { class: 'swatch-item' }, el('i', { class: 'sw-hatch' }), 'did not report'));
+  node.replaceChildren(legend, svg.node());
+}
+
+/** Opens a clicked county: its id from the rollup row, or (not reporting) from the state's list of counties. */
+async function openCounty(fips, f, govid, ctx) {
+  if (!govid) {
+    const r = await getJson(`/api/v1/governments?state=${postalOf.get(fips)}&type=county&limit=1000`);
+    govid = r.data.find((g) => `${g.fips_state}${g.fips_county}` === f.id)?.canonical_govid;
+  }
+  if (govid) ctx.change({ govid, tab: 'history', focus: '' });
+  else ctx.fail(`No county government is listed for ${f.properties.name} (${f.id}).`);
+}
+
+/** The map panel: view.map = a state FIPS for its counties, or empty for the nation's states. */
+export async function drawMap(panel, view, ctx) {
+  if (view.map && !postalOf.has(view.map)) view = { ...view, map: '' }; // no county boundaries or rollup for it: the nation
+  const year = view.year || String(ctx.latestYear);
+  const category = view.category || 'Police';
+  const field = view.adjust === 'real' ? 'amt_per_capita_real' : 'amt_per_capita_nominal';
+  const layer = view.map ? 'county' : 'state';
+  const call = `/api/v1/rollups?layer=${layer}${view.map ? `&state=${postalOf.get(view.map)}` : ''}&category=${encodeURIComponent(category)}&per_capita=true&adjust=${view.adjust}&years=${year}`;
+  const [{ rows, meta }, t] = await Promise.all([rollupRows(call), fetchTopo(view.map ? `/explore/geo/counties-${view.map}.json` : '/explore/geo/states.json')]);
+  if (ctx.stale()) return;
+  const key = (r) => (view.map ? `${r.fips_state}${r.fips_county}` : r.fips_state);
+  const values = new Map();
+  for (const r of rows) {
+    if (r[field] === null || r[field] === undefined) continue;
+    const v = values.get(key(r)) ?? { value: 0, govid: r.canonical_govid, name: r.gov_name };
+    v.value += r[field];
+    values.set(key(r), v);
+  }
+  const features = topojson.feature(t, t.objects[view.map ? 'counties' : 'states']).features;
+  const outline = view.map ? topojson.feature(t, t.objects.state) : topojson.feature(t, t.objects.states);
+  const unit = `${category} spending per resident, FY${year}${view.adjust === 'real' ? `, real ${meta.base_year ?? ''} dollars` : ''}`;
+  const where = view.map ? (t.objects.state.geometries?.[0]?.properties?.name ?? postalOf.get(view.map)) : 'the nation';
+  panel.querySelector('.map-title').textContent = `${unit}: ${where}`;
+  drawShapes(panel.querySelector('.chart'), features, outline, values, {
+    unit,
+    onClick: (f) => (view.map ? openCounty(view.map, f, values.get(f.id)?.govid, ctx) : postalOf.has(f.id) && ctx.change({ map: f.id })),
+  });
+  const units = view.map ? 'counties' : 'state governments';
+  panel.querySelector('.note').textContent = `${meta.n_units_reporting} of ${meta.n_units_expected} ${units} reported in ${year}. Hatched: did not report (no row), not zero. ${view.map ? 'Click a county to open it.' : 'Click a state for its counties.'}`;
+  const links = panel.querySelector('.links');
+  links.replaceChildren(el('a', { href: call, class: 'call' }, `map API call: ${call}`));
+  if (view.map) links.prepend(el('button', { type: 'button', class: 'pick', on: { click: () => ctx.change({ map: '' }) } }, '← the nation'));
+}

@@ -1,0 +1,254 @@
+// The finance explorer (explore/finance*.js) in headless Chromium, driven as a
+// person would: search by keyboard, switch dollars and scale, hover, click a
+// bar, a state, a county, share a link, go Back, and read it on a phone. Each
+// test asserts what is drawn against the API's own answer, and that the page
+// had no problem (page error, console error, failed or 4xx/5xx request,
+// request leaving the host). Screenshots land in test-artifacts/.
+
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keepScreenshot, launchBrowser, watchedPage, weighLoads } from './helpers/browser.js';
+import { financeUrl } from './helpers/http.js';
+
+const LA_CITY = '062037161174';
+const NEW_CASTLE = '101003101811';
+let browser: Browser;
+
+beforeAll(async () => { browser = await launchBrowser(); }, 60_000);
+afterAll(async () => { await browser?.close(); });
+
+const api = async (p: string): Promise<any> => (await fetch(`${financeUrl()}${p}`)).json();
+const drawnCount = (page: Page): Promise<number> => page.evaluate(() => Number(document.body.dataset.drawn ?? 0));
+
+/** Waits until the page has finished a draw after `n` finished ones (the page counts them on body[data-drawn]). */
+async function settled(page: Page, n = 0): Promise<void> {
+  await page.waitForFunction((k) => Number(document.body.dataset.drawn ?? 0) > k && !document.body.dataset.busy, n, { timeout: 20_000 });
+}
+
+/** Does something that redraws the page, and waits for that draw. */
+async function act(page: Page, what: () => Promise<unknown>): Promise<void> {
+  const n = await drawnCount(page);
+  await what();
+  await settled(page, n);
+}
+
+async function open(path: string, viewport?: { width: number; height: number }) {
+  const w = await watchedPage(browser, financeUrl(), viewport);
+  await w.page.goto(`${financeUrl()}/explore/${path}`);
+  await settled(w.page);
+  return w;
+}
+
+const text = (page: Page, sel: string): Promise<string> => page.$eval(sel, (e) => e.textContent ?? '');
+const count = (page: Page, sel: string): Promise<number> => page.$$eval(sel, (els) => els.length);
+
+/** Runs of consecutive years: [2011, 2019, 2020] is two runs, so a line without bridges has two pieces. */
+function runs(years: number[]): number {
+  const s = [...new Set(years)].sort((a, b) => a - b);
+  return s.filter((y, i) => i === 0 || s[i - 1] !== y - 1).length;
+}
+
+describe('finance explorer in headless Chromium', () => {
+  it('first load: the intro and the national map, under 500 KB on the wire, no problem', async () => {
+    const { page, problems } = await watchedPage(browser, financeUrl());
+    const weigh = await weighLoads(page);
+    await page.goto(`${financeUrl()}/explore/`);
+    await settled(page);
+    expect(await page.isVisible('#intro')).toBe(true);
+    expect(await count(page, '#intro .examples a')).toBeGreaterThanOrEqual(3);
+    expect(await text(page, '#intro')).toContain('Los Angeles');
+    // The nation's states (Albers USA: the 50 states and DC).
+    expect(await count(page, '#panel-map svg.map path.unit')).toBeGreaterThanOrEqual(50);
+    await page.waitForLoadState('networkidle');
+    const { bytes, byUrl } = weigh();
+    const biggest = [...byUrl].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([u, b]) => `${new URL(u).pathname} ${(b / 1024).toFixed(1)} KB`);
+    console.log(`finance explorer first load: ${(bytes / 1024).toFixed(1)} KB on the wire, ${byUrl.size} loads; biggest: ${biggest.join(', ')}`);
+    expect(bytes).toBeGreaterThan(50_000); // the vendor libraries were counted
+    expect(bytes).toBeLessThan(500_000);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('search by keyboard: arrows and Enter pick, a miss says so, a 12-digit id finds its government', async () => {
+    const { page, problems } = await open('');
+    await page.focus('#q');
+    await page.keyboard.type('los angeles');
+    await page.waitForSelector('#results [role=option]');
+    const labels = await page.$$eval('#results [role=option]', (els) => els.map((e) => e.textContent ?? ''));
+    const at = labels.findIndex((l) => l.includes('LOS ANGELES CITY'));
+    expect(at).toBeGreaterThanOrEqual(0);
+    for (let i = 0; i <= at; i++) await page.keyboard.press('ArrowDown');
+    const active = await page.$eval('#q', (e) => e.getAttribute('aria-activedescendant'));
+    expect(await text(page, `#${active}`)).toContain('LOS ANGELES CITY');
+    expect(await page.$eval(`#${active}`, (e) => e.getAttribute('aria-selected'))).toBe('true');
+    expect(await page.$$eval('#results [aria-selected=true]', (els) => els.length)).toBe(1);
+    await act(page, () => page.keyboard.press('Enter'));
+    expect(await text(page, '#title')).toBe('LOS ANGELES CITY');
+    expect(page.url()).toContain(`govid=${LA_CITY}`);
+
+    await page.keyboard.type('zzqxv nowhere');
+    await page.waitForSelector('#results li.empty');
+    expect(await text(page, '#results li.empty')).toContain('No government matches');
+    await page.keyboard.press('Escape');
+    expect(await count(page, '#results li')).toBe(0);
+
+    await page.fill('#q', NEW_CASTLE);
+    await page.waitForSelector('#results [role=option]');
+    expect(await text(page, '#results [role=option]')).toContain('NEW CASTLE COUNTY');
+    await page.keyboard.press('ArrowDown');
+    await act(page, () => page.keyboard.press('Enter'));
+    expect(await text(page, '#title')).toBe('NEW CASTLE COUNTY');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('history: a dot per year with rows, no line across the missing years, units follow the controls, links answer', async () => {
+    const q = 'category=All%20Categories&adjust=nominal&per_capita=false';
+    const [s, r] = await Promise.all([api(`/api/v1/governments/${LA_CITY}/spending?${q}`), api(`/api/v1/governments/${LA_CITY}/revenue?${q}`)]);
+    const years = (rows: any[]): number[] => [...new Set(rows.map((x) => x.year as number))];
+    const { page, problems } = await open(`?govid=${LA_CITY}`);
+    await keepScreenshot(page, 'explore-finance.png');
+    expect(await count(page, '#panel-history g[aria-label=dot] circle')).toBe(years(s.data).length + years(r.data).length);
+    // Each series' path: one piece (M) per run of consecutive years, one point (M or L) per year.
+    const ds = await page.$$eval('#panel-history g[aria-label=line] path', (els) => els.map((e) => e.getAttribute('d') ?? ''));
+    expect(ds.length).toBe(2);
+    for (const [d, rows] of [[ds[0], s.data], [ds[1], r.data]] as const) {
+      expect((d.match(/M/g) ?? []).length).toBe(runs(years(rows)));
+      expect((d.match(/[ML]/g) ?? []).length).toBe(years(rows).length);
+    }
+    expect(await text(page, '#panel-history g[aria-label="y-axis label"]')).toContain('nominal dollars, total');
+    expect(await page.$$eval('#panel-history g[aria-label="y-axis tick label"] text', (els) => els.map((e) => e.textContent))).toContain('$0');
+
+    // Hover: the tip names the value in dollars.
+    const box = (await page.$('#panel-history g[aria-label=dot] circle'))!.boundingBox();
+    const b = (await box)!;
+    await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2);
+    await page.waitForSelector('#panel-history g[aria-label=tip] text');
+    expect(await text(page, '#panel-history g[aria-label=tip]')).toMatch(/\$[\d,.]+.*nominal dollars/s);
+
+    const hrefs = (): Promise<string[]> => page.$$eval('#panel-history .links a', (els) => els.map((e) => e.getAttribute('href') ?? ''));
+    const before = await hrefs();
+    const base = (await api(`/api/v1/governments/${LA_CITY}/spending?category=All%20Categories&adjust=real`)).meta.base_year;
+    await act(page, () => page.selectOption('#adjust', 'real'));
+    expect(await text(page, '#panel-history g[aria-label="y-axis label"]')).toContain(`real ${base} dollars`);
+    await act(page, () => page.selectOption('#scale', 'per_capita'));
+    expect(await text(page, '#panel-history g[aria-label="y-axis label"]')).toContain('per resident');
+    const after = await hrefs();
+    expect(after).not.toEqual(before);
+    expect(after.every((h) => h.includes('adjust=real') && h.includes('per_capita=true'))).toBe(true);
+    for (const h of after) expect((await fetch(`${financeUrl()}${h}`)).status, h).toBe(200);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('breakdown: stacked bars of the API categories for a year; a click draws that category over the years', async () => {
+    const s = await api(`/api/v1/governments/${LA_CITY}/spending?years=2020`);
+    const categories = new Set(s.data.map((x: any) => x.category));
+    const { page, problems } = await open(`?govid=${LA_CITY}&tab=breakdown&year=2020`);
+    expect(await count(page, '#panel-breakdown .chart g[aria-label=bar] rect')).toBeGreaterThan(3);
+    const labels = await page.$$eval('#panel-breakdown .chart g[aria-label="y-axis tick label"] text', (els) => els.map((e) => e.textContent ?? ''));
+    expect(labels.length).toBeGreaterThan(3);
+    for (const l of labels) expect(categories.has(l), l).toBe(true);
+    expect(await count(page, '#panel-breakdown .focus svg')).toBe(0);
+    await act(page, () => page.click('#panel-breakdown .chart g[aria-label=bar] rect'));
+    const focus = new URL(page.url()).searchParams.get('focus');
+    expect(categories.has(focus)).toBe(true);
+    expect(await text(page, '#panel-breakdown .focus h3')).toContain(focus!);
+    expect(await count(page, '#panel-breakdown .focus g[aria-label=dot] circle')).toBeGreaterThan(0);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('peers: the p25-p75 band, the median and the government against its cohort; an empty cohort says so', async () => {
+    const { page, problems } = await open(`?govid=${NEW_CASTLE}&tab=peers&category=Police`);
+    expect(await count(page, '#panel-peers g[aria-label=area] path')).toBeGreaterThanOrEqual(1);
+    const strokes = await page.$$eval('#panel-peers g[aria-label=line] path', (els) => els.map((e) => e.getAttribute('stroke')));
+    expect(strokes).toContain('#08519c'); // the median
+    expect(strokes).toContain('#d1495b'); // the government itself
+    expect(await text(page, '#panel-peers .note')).toMatch(/\d+ of \d+ peers reported/);
+    // The API may answer no cohort (the largest governments): the page says so rather than drawing nothing.
+    await page.route((u) => u.pathname.endsWith('/peer-comparison'), (route) => route.fulfill({ contentType: 'application/json', body: JSON.stringify({ status: 'success', data: [], error: null, meta: { n_units_expected: 0, n_units_reporting: 0, cohort_year: 2020 } }) }));
+    await act(page, () => page.selectOption('#category', 'Fire'));
+    expect(await text(page, '#panel-peers .chart')).toContain('No peer cohort');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('maps: Texas counties coloured with a legend, coverage from the API, non-reporting hatched; clicks open a state and a county', async () => {
+    const roll = await api('/api/v1/rollups?layer=county&state=TX&category=Police&per_capita=true&years=2020&limit=1000');
+    const { n_units_expected: expected, n_units_reporting: reporting } = roll.meta;
+    const { page, problems } = await open('?tab=map&year=2020&category=Police');
+    await act(page, () => page.click('#panel-map svg.map path.unit[data-id="48"]'));
+    expect(new URL(page.url()).searchParams.get('map')).toBe('48');
+    expect(await count(page, '#panel-map svg.map path.unit')).toBe(254);
+    expect(await text(page, '#panel-map .map-legend')).toContain('did not report');
+    expect(await text(page, '#panel-map .map-legend')).toContain('Police spending per resident');
+    expect(await text(page, '#panel-map .note')).toContain(`${reporting} of ${expected} counties reported in 2020`);
+    expect(await page.$$eval('#panel-map svg.map path.unit', (els) => els.filter((e) => e.getAttribute('fill') === 'url(#hatch)').length)).toBe(expected - reporting);
+    await keepScreenshot(page, 'explore-finance-map.png');
+    const row = roll.data.find((x: any) => x.amt_per_capita_nominal !== null);
+    await act(page, () => page.click(`#panel-map svg.map path.unit[data-id="${row.fips_state}${row.fips_county}"]`));
+    expect(await text(page, '#title')).toBe(row.gov_name);
+    expect(await page.isVisible('#panel-history')).toBe(true);
+    // A county with no row is found by the state's list of counties.
+    await act(page, () => page.goBack());
+    const quiet = await page.$eval('#panel-map svg.map path.unit[fill="url(#hatch)"]', (e) => e.getAttribute('data-id'));
+    const counties = await api('/api/v1/governments?state=TX&type=county&limit=1000');
+    const named = counties.data.find((g: any) => `${g.fips_state}${g.fips_county}` === quiet);
+    await act(page, () => page.click(`#panel-map svg.map path.unit[data-id="${quiet}"]`));
+    expect(await text(page, '#title')).toBe(named.gov_name);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('the URL holds the view: a copied link restores it, Back steps through the changes', async () => {
+    const { page, problems } = await open(`?govid=${NEW_CASTLE}`);
+    await act(page, () => page.click('#tab-peers'));
+    await act(page, () => page.selectOption('#category', 'Fire'));
+    await act(page, () => page.selectOption('#adjust', 'real'));
+    const shown = async (p: Page) => ({
+      title: await text(p, '#title'),
+      tab: await p.$eval('[role=tab][aria-selected=true]', (e) => e.id),
+      panel: await p.$eval('.panel:not([hidden])', (e) => e.id),
+      category: await p.$eval('#category', (e) => (e as HTMLSelectElement).value),
+      adjust: await p.$eval('#adjust', (e) => (e as HTMLSelectElement).value),
+    });
+    const view = await shown(page);
+    expect(view).toEqual({ title: 'NEW CASTLE COUNTY', tab: 'tab-peers', panel: 'panel-peers', category: 'Fire', adjust: 'real' });
+    const other = await open(new URL(page.url()).search);
+    expect(await shown(other.page)).toEqual(view);
+    expect(other.problems).toEqual([]);
+    await other.page.close();
+    await act(page, () => page.goBack());
+    expect(await shown(page)).toEqual({ ...view, adjust: 'nominal' });
+    await act(page, () => page.goBack());
+    expect(await shown(page)).toEqual({ ...view, adjust: 'nominal', category: 'Police' });
+    await act(page, () => page.goBack());
+    expect((await shown(page)).panel).toBe('panel-history');
+    // The map tab opens on the government's own state (Delaware: 3 counties).
+    await act(page, () => page.click('#tab-map'));
+    expect(new URL(page.url()).searchParams.get('map')).toBe('10');
+    expect(await count(page, '#panel-map svg.map path.unit')).toBe(3);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('a 390 px phone: no horizontal scroll on any panel', async () => {
+    const phone = { width: 390, height: 844 };
+    const { page, problems } = await open('', phone);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    for (const tab of ['history', 'breakdown', 'peers', 'map']) {
+      await page.goto(`${financeUrl()}/explore/?govid=${NEW_CASTLE}&tab=${tab}&map=10`);
+      await settled(page);
+      expect(await page.isVisible(`#panel-${tab} svg`), tab).toBe(true);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth), tab).toBeLessThanOrEqual(390);
+      // Drawn for the phone's width, not shrunk from a desktop drawing (CSS max-width would hide that).
+      const widths = await page.$$eval(`#panel-${tab} svg[width]`, (els) => els.map((e) => Number(e.getAttribute('width'))));
+      expect(Math.max(...widths), tab).toBeLessThanOrEqual(390);
+      if (tab === 'history') await keepScreenshot(page, 'explore-finance-phone.png', true);
+      if (tab === 'map') await keepScreenshot(page, 'explore-finance-phone-map.png', true);
+    }
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
