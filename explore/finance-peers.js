@@ -13,10 +13,14 @@ function byYear(rows, role, subtype, field) {
   return m;
 }
 
-/** Any meta field naming the cohort's population window (the API is adding one), as readable text. */
+/** The population window the cohort came from (meta.pop_range), said in words when it had to widen. */
 function windowNote(meta) {
-  const k = Object.keys(meta).find((key) => /window/i.test(key));
-  return k ? ` Cohort window: ${typeof meta[k] === 'object' ? JSON.stringify(meta[k]) : meta[k]}.` : '';
+  const r = meta.pop_range;
+  if (!Array.isArray(r)) return '';
+  const range = r[1] === null ? 'of any size' : `${r[0]}–${r[1]} times its population`;
+  return meta.pop_range_widened
+    ? ` Peers of ${range}: the usual ${meta.pop_range_default?.join('–') ?? '0.7–1.3'} held too few.`
+    : ` Peers of ${range}.`;
 }
 
 function plotPeers(node, rows, subtype, field, years, unit, name) {

@@ -166,7 +166,14 @@ describe('finance explorer in headless Chromium', () => {
     expect(strokes).toContain('#08519c'); // the median
     expect(strokes).toContain('#d1495b'); // the government itself
     expect(await text(page, '#panel-peers .note')).toMatch(/\d+ of \d+ peers reported/);
-    // The API may answer no cohort (the largest governments): the page says so rather than drawing nothing.
+    // The largest county has peers only once the window widens: drawn, and the note says which window.
+    const la = await api('/api/v1/governments/061037123085/peer-comparison?category=Police');
+    const laPage = await open('?govid=061037123085&tab=peers&category=Police');
+    expect(await count(laPage.page, '#panel-peers g[aria-label=area] path')).toBeGreaterThanOrEqual(1);
+    expect(await text(laPage.page, '#panel-peers .note')).toContain(`Peers of ${la.meta.pop_range[0]}–${la.meta.pop_range[1]} times its population: the usual 0.7–1.3 held too few.`);
+    expect(laPage.problems).toEqual([]);
+    await laPage.page.close();
+    // The API may answer no cohort: the page says so rather than drawing nothing.
     await page.route((u) => u.pathname.endsWith('/peer-comparison'), (route) => route.fulfill({ contentType: 'application/json', body: JSON.stringify({ status: 'success', data: [], error: null, meta: { n_units_expected: 0, n_units_reporting: 0, cohort_year: 2020 } }) }));
     await act(page, () => page.selectOption('#category', 'Fire'));
     expect(await text(page, '#panel-peers .chart')).toContain('No peer cohort');
