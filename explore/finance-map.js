@@ -1,7 +1,9 @@
 // Maps: the states of the nation, or one state's counties, coloured by a
 // category's spending per resident in a year (each government's subtypes
-// summed). A unit with no row is drawn hatched as "did not report", never as
-// zero. Drawn with d3-geo over the Census boundaries this host serves; the
+// summed). A unit whose government has no row is drawn hatched as "did not
+// report", never as zero; a shape with no government of the layer at all (a
+// Connecticut county, a Virginia independent city, DC among the states) is
+// drawn plain as "no county government". Drawn with d3-geo over the Census boundaries this host serves; the
 // colour legend is Plot's. A click opens a county, or a state's county map.
 /* global d3, Plot, topojson */
 import { el, getJson, moneyLong, widthOf } from '/explore/format.js';
@@ -16,6 +18,23 @@ const topo = new Map();
 function fetchTopo(url) {
   if (!topo.has(url)) topo.set(url, fetch(url).then((r) => (r.ok ? r.json() : Promise.reject(new Error(`${r.status} from ${url}`)))).catch((e) => { topo.delete(url); throw e; }));
   return topo.get(url);
+}
+
+/**
+ * The governments of the layer the registry lists for a map (county governments of a state, or the state
+ * governments), by boundary id (county GEOID, or state FIPS), kept once loaded: what tells "did not report"
+ * from "no such government".
+ */
+const registries = new Map();
+function registryOf(map) {
+  const call = map ? `/api/v1/governments?state=${postalOf.get(map)}&type=county&limit=1000` : '/api/v1/governments?type=state&limit=1000';
+  if (!registries.has(call)) {
+    registries.set(call, getJson(call).then((r) => {
+      if (r.data.length < (r.meta.total ?? 0)) throw new Error(`${call}: ${r.meta.total} governments, more than a page`);
+      return new Map(r.data.map((g) => [map ? `${g.fips_state}${g.fips_county}` : g.fips_state, g.canonical_govid]));
+    }).catch((e) => { registries.delete(call); throw e; }));
+  }
+  return registries.get(call);
 }
 
 /** Every page of a rollup (the route caps a page at 1000 rows). */
@@ -44,7 +63,7 @@ function hatch(svg) {
   pat.append('line').attr('x1', 0).attr('y1', 0).attr('x2', 0).attr('y2', 6).attr('stroke', '#999').attr('stroke-width', 2);
 }
 
-function drawShapes(node, features, outline, values, { onClick, unit }) {
+function drawShapes(node, features, outline, values, { onClick, unit, listed, none }) {
   const width = widthOf(node), height = Math.round(Math.min(width * 0.62, 560));
   const path = d3.geoPath(projectionFor(outline, width, height));
   const known = [...values.values()].map((v) => v.value);
@@ -54,21 +73,18 @@ function drawShapes(node, features, outline, values, { onClick, unit }) {
   hatch(svg);
   svg.append('g').selectAll('path').data(features.filter((f) => path(f))).join('path')
     .attr('d', path).attr('data-id', (f) => f.id)
-    .attr('class', (f) => (values.has(f.id) ? 'unit reported' : 'unit no-report'))
-    .attr('fill', (f) => (values.has(f.id) ? color.apply(values.get(f.id).value) : 'url(#hatch)'))
+    .attr('class', (f) => (values.has(f.id) ? 'unit reported' : listed.has(f.id) ? 'unit no-report' : 'unit no-government'))
+    .attr('fill', (f) => (values.has(f.id) ? color.apply(values.get(f.id).value) : listed.has(f.id) ? 'url(#hatch)' : '#fff'))
     .on('click', (_, f) => onClick(f))
-    .append('title').text((f) => (values.has(f.id) ? `${f.properties.name}: ${moneyLong(values.get(f.id).value)} (${unit})` : `${f.properties.name}: did not report`));
+    .append('title').text((f) => (values.has(f.id) ? `${f.properties.name}: ${moneyLong(values.get(f.id).value)} (${unit})` : `${f.properties.name}: ${listed.has(f.id) ? 'did not report' : none}`));
   const legend = el('div', { class: 'map-legend' }, known.length ? Plot.legend({ color: options, width: Math.min(360, width) }) : null,
-    el('span', { class: 'swatch-item' }, el('i', { class: 'sw-hatch' }), 'did not report'));
+    el('span', { class: 'swatch-item' }, el('i', { class: 'sw-hatch' }), 'did not report'),
+    el('span', { class: 'swatch-item' }, el('i', { class: 'sw-none' }), none));
   node.replaceChildren(legend, svg.node());
 }
 
 /** Opens a clicked county: its id from the rollup row, or (not reporting) from the state's list of counties. */
-async function openCounty(fips, f, govid, ctx) {
-  if (!govid) {
-    const r = await getJson(`/api/v1/governments?state=${postalOf.get(fips)}&type=county&limit=1000`);
-    govid = r.data.find((g) => `${g.fips_state}${g.fips_county}` === f.id)?.canonical_govid;
-  }
+function openCounty(f, govid, ctx) {
   if (govid) ctx.change({ govid, tab: 'history', focus: '' });
   else ctx.fail(`No county government is listed for ${f.properties.name} (${f.id}).`);
 }
@@ -81,7 +97,7 @@ export async function drawMap(panel, view, ctx) {
   const field = view.adjust === 'real' ? 'amt_per_capita_real' : 'amt_per_capita_nominal';
   const layer = view.map ? 'county' : 'state';
   const call = `/api/v1/rollups?layer=${layer}${view.map ? `&state=${postalOf.get(view.map)}` : ''}&category=${encodeURIComponent(category)}&per_capita=true&adjust=${view.adjust}&years=${year}`;
-  const [{ rows, meta }, t] = await Promise.all([rollupRows(call), fetchTopo(view.map ? `/explore/geo/counties-${view.map}.json` : '/explore/geo/states.json')]);
+  const [{ rows, meta }, t, listed] = await Promise.all([rollupRows(call), fetchTopo(view.map ? `/explore/geo/counties-${view.map}.json` : '/explore/geo/states.json'), registryOf(view.map)]);
   if (ctx.stale()) return;
   const key = (r) => (view.map ? `${r.fips_state}${r.fips_county}` : r.fips_state);
   const values = new Map();
@@ -93,15 +109,19 @@ export async function drawMap(panel, view, ctx) {
   }
   const features = topojson.feature(t, t.objects[view.map ? 'counties' : 'states']).features;
   const outline = view.map ? topojson.feature(t, t.objects.state) : topojson.feature(t, t.objects.states);
-  const unit = `${category} spending per resident, FY${year}${view.adjust === 'real' ? `, real ${meta.base_year ?? ''} dollars` : ''}`;
+  const unit = `${category} spending per resident, FY${year}, ${view.adjust === 'real' ? `real ${meta.base_year ?? ''} dollars` : 'nominal dollars'}`;
   const where = view.map ? (t.objects.state.geometries?.[0]?.properties?.name ?? postalOf.get(view.map)) : 'the nation';
   panel.querySelector('.map-title').textContent = `${unit}: ${where}`;
+  const none = view.map ? 'no county government' : 'no state government';
   drawShapes(panel.querySelector('.chart'), features, outline, values, {
-    unit,
-    onClick: (f) => (view.map ? openCounty(view.map, f, values.get(f.id)?.govid, ctx) : postalOf.has(f.id) && ctx.change({ map: f.id })),
+    unit, listed, none,
+    onClick: (f) => (view.map ? openCounty(f, values.get(f.id)?.govid ?? listed.get(f.id), ctx) : postalOf.has(f.id) && ctx.change({ map: f.id })),
   });
-  const units = view.map ? 'counties' : 'state governments';
-  panel.querySelector('.note').textContent = `${meta.n_units_reporting} of ${meta.n_units_expected} ${units} reported in ${year}. Hatched: did not report (no row), not zero. ${view.map ? 'Click a county to open it.' : 'Click a state for its counties.'}`;
+  const units = view.map ? 'county governments' : 'state governments';
+  const coverage = meta.n_units_expected > 0
+    ? `${meta.n_units_reporting} of ${meta.n_units_expected} ${units} reported in ${year}. Hatched: did not report (no row), not zero; white: ${none}.`
+    : `This state has no ${units} in the registry (their services are the state's or its towns'): nothing to map at this layer.`;
+  panel.querySelector('.note').textContent = `${coverage} ${view.map ? 'Click a county to open it.' : 'Click a state for its counties.'}`;
   const links = panel.querySelector('.links');
   links.replaceChildren(el('a', { href: call, class: 'call' }, `map API call: ${call}`));
   if (view.map) links.prepend(el('button', { type: 'button', class: 'pick', on: { click: () => ctx.change({ map: '' }) } }, '← the nation'));

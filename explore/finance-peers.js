@@ -36,6 +36,8 @@ function plotPeers(node, rows, subtype, field, years, unit, name) {
     color: { domain: ['peer p25-p75', 'peer median', name], range: ['#c6dbef', '#08519c', '#d1495b'], legend: true },
     marks: [
       Plot.areaY(band, { x: 'year', y1: 'lo', y2: 'hi', fill: '#c6dbef', fillOpacity: 0.8, ariaDescription: 'peer band' }),
+      // A year standing alone (FY2011 between no data and the gap) has no width for the area: its band is a bar.
+      Plot.ruleX(band.filter((d) => d.lo !== null && d.hi !== null), { x: 'year', y1: 'lo', y2: 'hi', stroke: '#c6dbef', strokeWidth: 10, ariaDescription: 'peer band per year' }),
       Plot.dot(peers, { x: 'year', y: field, r: 2, fill: '#9ecae1', title: (r) => `${r.gov_name}, FY${r.year}\n${moneyLong(r[field])} (${unit})`, tip: true }),
       Plot.lineY(lines, { x: 'year', y: 'value', z: 'series', stroke: (d) => d.series, strokeWidth: 2.5, ariaDescription: 'median and target lines' }),
       Plot.dot(lines.filter((d) => d.value !== null), { x: 'year', y: 'value', fill: 'series', r: 4.5, tip: true, title: (d) => `${d.series}, FY${d.year}\n${moneyLong(d.value)} (${unit})` }),

@@ -12,6 +12,23 @@ import { drawMap, postalOf } from '/explore/finance-map.js';
 const $ = (id) => document.getElementById(id);
 const DRAW = { history: drawHistory, breakdown: drawBreakdown, peers: drawPeers, map: drawMap };
 let view = readView();
+let categories = [];
+// The money routes' default concept, as the API defines it (expenditure_concept: primary = operations + capital
+// + assistance): a category with none of these subtypes (Interest on Debt) has no rows in any view of this page.
+const PRIMARY = ['operations', 'capital', 'assistance'];
+
+/** An address's values brought within what the API publishes (a year, a category), so no view asks for a 400. */
+function normalised(v) {
+  const known = (c) => categories.includes(c);
+  return {
+    ...v,
+    year: site.years.map(String).includes(v.year) ? v.year : '',
+    category: known(v.category) ? v.category : 'Police',
+    focus: v.focus && !known(v.focus) ? '' : v.focus,
+    subtype: PRIMARY.includes(v.subtype) ? v.subtype : 'operations',
+    map: v.map && !postalOf.has(v.map) ? '' : v.map,
+  };
+}
 let site = { years: [2011, 2019, 2020], holes: [] };
 let gov = null;
 // Draws overlap when the reader changes two settings quickly: only the latest may paint.
@@ -91,15 +108,17 @@ async function render() {
 async function boot() {
   const [root, cats] = await Promise.all([getJson('/api/v1/'), getJson('/api/v1/categories?type=spending')]);
   const info = root.data[0];
-  site = { years: info.published_years, latestYear: Math.max(...info.published_years), holes: `${Math.min(...info.holes)}-${Math.max(...info.holes)}` };
-  const names = [...new Set(cats.data.filter((c) => c.category_type === 'expenditure').map((c) => c.category))].sort();
-  setOptions('category', names, view.category);
+  site = { years: info.published_years, latestYear: Math.max(...info.published_years), holes: runs(info.holes) };
+  categories = [...new Set(cats.data.filter((c) => c.category_type === 'expenditure' && PRIMARY.includes(c.subtype)).map((c) => c.category))].sort();
+  view = normalised(view);
+  writeView(view, true);
+  setOptions('category', categories, view.category);
   for (const id of ['adjust', 'scale', 'year', 'category', 'subtype']) $(id).addEventListener('change', () => change({ [id]: $(id).value }));
   // The map opens on the government's own state (a state government sees the nation).
   const mapOf = () => (gov && gov.type_label !== 'state' && !view.map && postalOf.has(gov.fips_state) ? { map: gov.fips_state } : {});
   for (const t of Object.keys(DRAW)) $(`tab-${t}`).addEventListener('click', () => change({ tab: t, ...(t === 'map' ? mapOf() : {}) }));
   // The examples are links (they work without script too); with it, no page reload.
-  for (const a of document.querySelectorAll('#intro a')) a.addEventListener('click', (e) => { e.preventDefault(); view = readView(a.search); writeView(view); render(); });
+  for (const a of document.querySelectorAll('#intro a')) a.addEventListener('click', (e) => { e.preventDefault(); view = normalised(readView(a.search)); writeView(view); render(); });
   searchBox({
     input: $('q'), list: $('results'),
     url: (q) => `/api/v1/governments?q=${q}&limit=20`,
@@ -109,7 +128,7 @@ async function boot() {
     key: (g) => ({ govid: g.canonical_govid }),
     onPick: (g) => change({ govid: g.canonical_govid, focus: '' }),
   });
-  addEventListener('popstate', () => { view = readView(); render(); });
+  addEventListener('popstate', () => { view = normalised(readView()); render(); });
   // Charts take their container's width: redraw when it changes (phones turning, windows resizing).
   let width = document.documentElement.clientWidth, timer = 0;
   addEventListener('resize', () => {
@@ -117,6 +136,18 @@ async function boot() {
     timer = setTimeout(() => { if (document.documentElement.clientWidth !== width) { width = document.documentElement.clientWidth; render(); } }, 200);
   });
   await render();
+}
+
+/** 2012,2013,2014,2016 -> "2012-2014, 2016" (the years with no source data need not be one run). */
+function runs(years) {
+  const out = [];
+  for (let i = 0; i < years.length;) {
+    let j = i;
+    while (j + 1 < years.length && years[j + 1] === years[j] + 1) j++;
+    out.push(i === j ? String(years[i]) : `${years[i]}-${years[j]}`);
+    i = j + 1;
+  }
+  return out.join(', ');
 }
 
 boot().catch((e) => fail(`The explorer could not start: ${e.message}`));

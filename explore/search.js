@@ -13,7 +13,16 @@ export function searchBox({ input, list, url, label, key, onPick, byId, noMatch 
   input.setAttribute('aria-controls', list.id);
   input.setAttribute('aria-expanded', 'false');
 
+  // A note beside the list, not in it (a listbox holds options only): says when nothing matches or the search failed.
+  const note = document.createElement('p');
+  note.className = 'search-note';
+  note.setAttribute('role', 'status');
+  note.setAttribute('aria-live', 'polite');
+  list.after(note);
+  if (!list.hasAttribute('aria-label')) list.setAttribute('aria-label', 'matches');
+
   function close() {
+    ++seq; // an answer still on its way is for a search no longer shown
     list.replaceChildren();
     rows = []; active = -1;
     input.setAttribute('aria-expanded', 'false');
@@ -24,19 +33,13 @@ export function searchBox({ input, list, url, label, key, onPick, byId, noMatch 
     [...list.children].forEach((li, j) => li.setAttribute('aria-selected', String(j === i)));
     if (i >= 0) { input.setAttribute('aria-activedescendant', `${prefix}${i}`); list.children[i]?.scrollIntoView({ block: 'nearest' }); } else input.removeAttribute('aria-activedescendant');
   }
-  function pick(row) { close(); input.value = ''; onPick(row); }
+  function pick(row) { clearTimeout(timer); close(); note.textContent = ''; input.value = ''; onPick(row); }
   function show(found, q) {
     list.replaceChildren();
     rows = found; active = -1;
-    input.setAttribute('aria-expanded', 'true');
-    if (!found.length) {
-      const li = document.createElement('li');
-      li.className = 'empty';
-      li.setAttribute('role', 'status');
-      li.textContent = noMatch(q);
-      list.appendChild(li);
-      return;
-    }
+    note.textContent = found.length ? '' : noMatch(q);
+    input.setAttribute('aria-expanded', String(found.length > 0));
+    if (!found.length) return;
     found.forEach((row, i) => {
       const li = document.createElement('li');
       li.id = `${prefix}${i}`;
@@ -51,11 +54,21 @@ export function searchBox({ input, list, url, label, key, onPick, byId, noMatch 
   }
   async function search() {
     const q = input.value.trim();
-    if (q.length < 2) { close(); return; }
+    if (q.length < 2) { close(); note.textContent = ''; return; }
     const mine = ++seq;
     const direct = byId?.(q);
-    const r = await fetch(direct ?? url(encodeURIComponent(q)));
-    const body = r.ok ? await r.json() : { data: [] };
+    let body;
+    try {
+      const r = await fetch(direct ?? url(encodeURIComponent(q)));
+      // A typed id that is no government is a 4xx from the lookup: no match, not a failure.
+      if (!r.ok && !(direct && r.status < 500)) throw new Error(`HTTP ${r.status}`);
+      body = r.ok ? await r.json() : { data: [] };
+    } catch (e) {
+      if (mine !== seq) return;
+      close();
+      note.textContent = `The search could not be run (${e.message}); try again.`;
+      return;
+    }
     if (mine !== seq) return; // a newer search is on its way
     show(body.data ?? [], q);
   }

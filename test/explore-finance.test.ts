@@ -87,8 +87,11 @@ describe('finance explorer in headless Chromium', () => {
     expect(page.url()).toContain(`govid=${LA_CITY}`);
 
     await page.keyboard.type('zzqxv nowhere');
-    await page.waitForSelector('#results li.empty');
-    expect(await text(page, '#results li.empty')).toContain('No government matches');
+    await page.waitForFunction(() => document.querySelector('.search-note')?.textContent?.includes('No government matches'));
+    // The note sits beside the listbox (which holds options only), in a live region, the list collapsed.
+    expect(await page.$eval('.search-note', (e) => e.getAttribute('role'))).toBe('status');
+    expect(await count(page, '#results li')).toBe(0);
+    expect(await page.$eval('#q', (e) => e.getAttribute('aria-expanded'))).toBe('false');
     await page.keyboard.press('Escape');
     expect(await count(page, '#results li')).toBe(0);
 
@@ -190,8 +193,9 @@ describe('finance explorer in headless Chromium', () => {
     expect(await count(page, '#panel-map svg.map path.unit')).toBe(254);
     expect(await text(page, '#panel-map .map-legend')).toContain('did not report');
     expect(await text(page, '#panel-map .map-legend')).toContain('Police spending per resident');
-    expect(await text(page, '#panel-map .note')).toContain(`${reporting} of ${expected} counties reported in 2020`);
+    expect(await text(page, '#panel-map .note')).toContain(`${reporting} of ${expected} county governments reported in 2020`);
     expect(await page.$$eval('#panel-map svg.map path.unit', (els) => els.filter((e) => e.getAttribute('fill') === 'url(#hatch)').length)).toBe(expected - reporting);
+    expect(await text(page, '#panel-map .map-legend')).toContain('no county government');
     await keepScreenshot(page, 'explore-finance-map.png');
     const row = roll.data.find((x: any) => x.amt_per_capita_nominal !== null);
     await act(page, () => page.click(`#panel-map svg.map path.unit[data-id="${row.fips_state}${row.fips_county}"]`));
@@ -204,6 +208,35 @@ describe('finance explorer in headless Chromium', () => {
     const named = counties.data.find((g: any) => `${g.fips_state}${g.fips_county}` === quiet);
     await act(page, () => page.click(`#panel-map svg.map path.unit[data-id="${quiet}"]`));
     expect(await text(page, '#title')).toBe(named.gov_name);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('maps tell "no government of the layer" from "did not report": Connecticut has no county governments, DC no state government', async () => {
+    const { page, problems } = await open('?tab=map&year=2020&category=Police&map=09');
+    const ct = await api('/api/v1/rollups?layer=county&state=CT&category=Police&per_capita=true&years=2020');
+    expect(ct.meta.n_units_expected).toBe(0);
+    const classes = await page.$$eval('#panel-map svg.map path.unit', (els) => els.map((e) => e.getAttribute('class')));
+    expect(classes.length).toBeGreaterThan(0);
+    expect(classes.every((c) => c === 'unit no-government')).toBe(true);
+    expect(await text(page, '#panel-map .note')).toContain('no county governments in the registry');
+    await act(page, () => page.click('#panel-map .links button.pick'));
+    expect(await page.$eval('#panel-map svg.map path.unit[data-id="11"]', (e) => e.getAttribute('class'))).toBe('unit no-government');
+    const states = await api('/api/v1/rollups?layer=state&category=Police&per_capita=true&years=2020');
+    expect(await count(page, '#panel-map svg.map path.unit.no-report')).toBe(states.meta.n_units_expected - states.meta.n_units_reporting);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('an address with values the API does not publish (a year, a category) is brought back to the published ones, asking nothing that fails', async () => {
+    const { page, problems } = await open('?govid=101003101811&tab=breakdown&year=2015&category=Nope&focus=Nope2&subtype=bogus');
+    expect(await page.inputValue('#year')).toBe('2020');
+    const q = new URL(page.url()).searchParams;
+    expect([q.get('year'), q.get('category'), q.get('focus'), q.get('subtype')]).toEqual([null, null, null, null]);
+    // Categories with no subtype of the page's concept (primary) are not offered: their views would be empty.
+    const offered = await page.$$eval('#category option', (os) => os.map((o) => (o as HTMLOptionElement).value));
+    expect(offered).toContain('Police');
+    expect(offered).not.toContain('Interest on Debt');
     expect(problems).toEqual([]);
     await page.close();
   });
@@ -251,6 +284,7 @@ describe('finance explorer in headless Chromium', () => {
       expect(await page.evaluate(() => document.documentElement.scrollWidth), tab).toBeLessThanOrEqual(390);
       // Drawn for the phone's width, not shrunk from a desktop drawing (CSS max-width would hide that).
       const widths = await page.$$eval(`#panel-${tab} svg[width]`, (els) => els.map((e) => Number(e.getAttribute('width'))));
+      expect(widths.length, tab).toBeGreaterThan(0);
       expect(Math.max(...widths), tab).toBeLessThanOrEqual(390);
       if (tab === 'history') await keepScreenshot(page, 'explore-finance-phone.png', true);
       if (tab === 'map') await keepScreenshot(page, 'explore-finance-phone-map.png', true);

@@ -64,11 +64,20 @@ export function envelopeContract(service: string, routes: readonly RouteSpec<any
         }
       });
 
-      it(`${r.path} refuses an unknown key, listing the accepted ones`, async () => {
-        const msg = expectErrorEnvelope(await get(withQuery(probe(r.path), 'nonsense=1')), 400);
-        expect(msg).toContain("'nonsense'");
-        for (const k of Object.keys(r.query)) expect(msg).toContain(k);
-      });
+      if (r.ignoresUnknownKeys) {
+        // The pages people reach by links (/, the dictionary) ignore keys they do not declare (a link's utm_source).
+        it(`${r.path} ignores an unknown key: the same answer as without it`, async () => {
+          const [withKey, without] = [await get(withQuery(probe(r.path), 'nonsense=1')), await get(probe(r.path))];
+          expect(withKey.status).toBe(200);
+          expect(withKey.body.data).toEqual(without.body.data);
+        });
+      } else {
+        it(`${r.path} refuses an unknown key, listing the accepted ones`, async () => {
+          const msg = expectErrorEnvelope(await get(withQuery(probe(r.path), 'nonsense=1')), 400);
+          expect(msg).toContain("'nonsense'");
+          for (const k of Object.keys(r.query)) expect(msg).toContain(k);
+        });
+      }
     }
 
     it('answers a wrong path with 404 in the envelope', async () => {
