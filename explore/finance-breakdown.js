@@ -2,7 +2,7 @@
 // (the largest categories first), and a chosen category's line over the years.
 // A category is chosen by clicking its bar or its button (keyboard).
 /* global Plot */
-import { callLinks, el, getJson, money, moneyLong, widthOf } from '/explore/format.js';
+import { callLinks, el, getAll, money, moneyLong, widthOf } from '/explore/format.js';
 import { amountField, sumByYear, unitLabel, yearChart } from '/explore/finance-history.js';
 
 const TOP = 12;
@@ -41,7 +41,7 @@ export async function drawBreakdown(panel, view, ctx) {
   const q = `adjust=${view.adjust}&per_capita=${view.scale === 'per_capita'}`;
   const base = `/api/v1/governments/${view.govid}/spending`;
   const yearCall = `${base}?years=${year}&${q}`;
-  const s = await getJson(yearCall);
+  const s = await getAll(yearCall);
   if (ctx.stale()) return;
   const field = amountField(view);
   const unit = unitLabel(view, s.meta.base_year);
@@ -55,7 +55,7 @@ export async function drawBreakdown(panel, view, ctx) {
   const focusBox = panel.querySelector('.focus');
   if (view.focus) {
     const call = `${base}?category=${encodeURIComponent(view.focus)}&${q}`;
-    const f = await getJson(call);
+    const f = await getAll(call);
     if (ctx.stale()) return;
     const funit = unitLabel(view, f.meta.base_year);
     focusBox.replaceChildren(el('h3', {}, `${view.focus}: spending over the years`), el('div', { class: 'chart-focus' }));

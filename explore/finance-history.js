@@ -3,7 +3,7 @@
 // for FY2012-2018: those years are drawn as gaps (null points break Plot's
 // line), never as a line across them, and each year with data gets a dot.
 /* global Plot */
-import { callLinks, getJson, money, moneyLong, widthOf } from '/explore/format.js';
+import { callLinks, getAll, money, moneyLong, widthOf } from '/explore/format.js';
 
 const COLORS = { spending: '#d1495b', revenue: '#2e86ab' };
 
@@ -62,7 +62,7 @@ export async function drawHistory(panel, view, ctx) {
   const q = `category=All%20Categories&adjust=${view.adjust}&per_capita=${view.scale === 'per_capita'}`;
   const base = `/api/v1/governments/${view.govid}`;
   const calls = { spending: `${base}/spending?${q}`, revenue: `${base}/revenue?${q}` };
-  const [s, r] = await Promise.all([getJson(calls.spending), getJson(calls.revenue)]);
+  const [s, r] = await Promise.all([getAll(calls.spending), getAll(calls.revenue)]);
   if (ctx.stale()) return;
   const field = amountField(view);
   const unit = unitLabel(view, s.meta.base_year);

@@ -6,7 +6,7 @@
 // drawn plain as "no county government". Drawn with d3-geo over the Census boundaries this host serves; the
 // colour legend is Plot's. A click opens a county, or a state's county map.
 /* global d3, Plot, topojson */
-import { el, getJson, moneyLong, widthOf } from '/explore/format.js';
+import { el, getAll, moneyLong, widthOf } from '/explore/format.js';
 
 // The API names states by postal code, the boundaries by FIPS code.
 const POSTAL = 'AL01 AK02 AZ04 AR05 CA06 CO08 CT09 DE10 DC11 FL12 GA13 HI15 ID16 IL17 IN18 IA19 KS20 KY21 LA22 ME23 MD24 MA25 MI26 MN27 MS28 MO29 MT30 NE31 NV32 NH33 NJ34 NM35 NY36 NC37 ND38 OH39 OK40 OR41 PA42 RI44 SC45 SD46 TN47 TX48 UT49 VT50 VA51 WA53 WV54 WI55 WY56';
@@ -29,8 +29,7 @@ const registries = new Map();
 function registryOf(map) {
   const call = map ? `/api/v1/governments?state=${postalOf.get(map)}&type=county&limit=1000` : '/api/v1/governments?type=state&limit=1000';
   if (!registries.has(call)) {
-    registries.set(call, getJson(call).then((r) => {
-      if (r.data.length < (r.meta.total ?? 0)) throw new Error(`${call}: ${r.meta.total} governments, more than a page`);
+    registries.set(call, getAll(call).then((r) => {
       return new Map(r.data.map((g) => [map ? `${g.fips_state}${g.fips_county}` : g.fips_state, g.canonical_govid]));
     }).catch((e) => { registries.delete(call); throw e; }));
   }
@@ -39,14 +38,8 @@ function registryOf(map) {
 
 /** Every page of a rollup (the route caps a page at 1000 rows). */
 async function rollupRows(call) {
-  const first = await getJson(`${call}&limit=1000&page=0`);
-  const rows = [...first.data];
-  for (let p = 1; rows.length < (first.meta.total ?? 0); p++) {
-    const next = await getJson(`${call}&limit=1000&page=${p}`);
-    if (!next.data.length) break;
-    rows.push(...next.data);
-  }
-  return { rows, meta: first.meta };
+  const all = await getAll(`${call}&limit=1000`);
+  return { rows: all.data, meta: all.meta };
 }
 
 /** The projection for a state's outline: Albers USA fits the 50 states and DC; other areas get Mercator. */
@@ -76,6 +69,9 @@ function drawShapes(node, features, outline, values, { onClick, unit, listed, no
     .attr('class', (f) => (values.has(f.id) ? 'unit reported' : listed.has(f.id) ? 'unit no-report' : 'unit no-government'))
     .attr('fill', (f) => (values.has(f.id) ? color.apply(values.get(f.id).value) : listed.has(f.id) ? 'url(#hatch)' : '#fff'))
     .on('click', (_, f) => onClick(f))
+    // By keyboard too: each shape is a button (Tab to it, Enter or Space opens it).
+    .attr('tabindex', 0).attr('role', 'button')
+    .on('keydown', (e, f) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); onClick(f); } })
     .append('title').text((f) => (values.has(f.id) ? `${f.properties.name}: ${moneyLong(values.get(f.id).value)} (${unit})` : `${f.properties.name}: ${listed.has(f.id) ? 'did not report' : none}`));
   const legend = el('div', { class: 'map-legend' }, known.length ? Plot.legend({ color: options, width: Math.min(360, width) }) : null,
     el('span', { class: 'swatch-item' }, el('i', { class: 'sw-hatch' }), 'did not report'),

@@ -4,7 +4,7 @@
 // are not additive, so one subtype is shown at a time. A cohort can be empty
 // (the largest governments may have no peers): then a note says so.
 /* global Plot */
-import { callLinks, el, getJson, money, moneyLong, widthOf } from '/explore/format.js';
+import { callLinks, el, getAll, money, moneyLong, widthOf } from '/explore/format.js';
 import { unitLabel, withGaps } from '/explore/finance-history.js';
 
 function byYear(rows, role, subtype, field) {
@@ -49,7 +49,7 @@ export async function drawPeers(panel, view, ctx) {
   const category = view.category || 'Police';
   const span = `${Math.min(...ctx.years)}-${Math.max(...ctx.years)}`;
   const call = `/api/v1/governments/${view.govid}/peer-comparison?category=${encodeURIComponent(category)}&years=${span}&adjust=${view.adjust}`;
-  const r = await getJson(call);
+  const r = await getAll(call);
   if (ctx.stale()) return;
   const field = view.adjust === 'real' ? 'amt_per_capita_real' : 'amt_per_capita_nominal';
   const unit = unitLabel(view, r.meta.base_year, true);

@@ -58,6 +58,8 @@ function frame(tab) {
   $('gov').hidden = !view.govid;
   for (const t of Object.keys(DRAW)) {
     $(`tab-${t}`).setAttribute('aria-selected', String(t === tab));
+    // One tab stop for the tab list (the selected tab); the arrow keys move between tabs (tabKeys).
+    $(`tab-${t}`).tabIndex = t === tab ? 0 : -1;
     $(`panel-${t}`).hidden = t !== tab;
   }
   for (const label of document.querySelectorAll('.controls label')) label.hidden = !label.dataset.for.split(' ').includes(tab);
@@ -117,6 +119,7 @@ async function boot() {
   // The map opens on the government's own state (a state government sees the nation).
   const mapOf = () => (gov && gov.type_label !== 'state' && !view.map && postalOf.has(gov.fips_state) ? { map: gov.fips_state } : {});
   for (const t of Object.keys(DRAW)) $(`tab-${t}`).addEventListener('click', () => change({ tab: t, ...(t === 'map' ? mapOf() : {}) }));
+  tabKeys((t) => change({ tab: t, ...(t === 'map' ? mapOf() : {}) }));
   // The examples are links (they work without script too); with it, no page reload.
   for (const a of document.querySelectorAll('#intro a')) a.addEventListener('click', (e) => { e.preventDefault(); view = normalised(readView(a.search)); writeView(view); render(); });
   searchBox({
@@ -136,6 +139,19 @@ async function boot() {
     timer = setTimeout(() => { if (document.documentElement.clientWidth !== width) { width = document.documentElement.clientWidth; render(); } }, 200);
   });
   await render();
+}
+
+/** The tab list by keyboard (WAI-ARIA tabs): Left/Right (wrapping), Home and End select a tab and focus it. */
+function tabKeys(select) {
+  const tabs = Object.keys(DRAW);
+  document.querySelector('[role=tablist]').addEventListener('keydown', (e) => {
+    const at = tabs.indexOf(view.tab);
+    const to = { ArrowRight: (at + 1) % tabs.length, ArrowLeft: (at + tabs.length - 1) % tabs.length, Home: 0, End: tabs.length - 1 }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    select(tabs[to]);
+    $(`tab-${tabs[to]}`).focus();
+  });
 }
 
 /** 2012,2013,2014,2016 -> "2012-2014, 2016" (the years with no source data need not be one run). */

@@ -16,6 +16,23 @@ export async function getJson(url, signal) {
   return body;
 }
 
+/**
+ * Every row of a paged answer: the first page's envelope with the rows of all its pages (page=1, 2, ... until
+ * meta.total), so no panel draws a silently cut answer. Each page is at most the route's cap (1,000 rows).
+ */
+export async function getAll(url, signal) {
+  const first = await getJson(url, signal);
+  const { total, limit } = first.meta ?? {};
+  const data = [...(first.data ?? [])];
+  const sep = url.includes('?') ? '&' : '?';
+  for (let page = 1; limit > 0 && data.length < total; page++) {
+    const next = await getJson(`${url}${sep}page=${page}`, signal);
+    if (!next.data?.length) break;
+    data.push(...next.data);
+  }
+  return { ...first, data };
+}
+
 /** An element with attributes and children (strings become text). */
 export function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);

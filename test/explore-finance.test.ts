@@ -122,12 +122,22 @@ describe('finance explorer in headless Chromium', () => {
     expect(await text(page, '#panel-history g[aria-label="y-axis label"]')).toContain('nominal dollars, total');
     expect(await page.$$eval('#panel-history g[aria-label="y-axis tick label"] text', (els) => els.map((e) => e.textContent))).toContain('$0');
 
-    // Hover: the tip names the value in dollars.
-    const box = (await page.$('#panel-history g[aria-label=dot] circle'))!.boundingBox();
-    const b = (await box)!;
-    await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2);
-    await page.waitForSelector('#panel-history g[aria-label=tip] text');
-    expect(await text(page, '#panel-history g[aria-label=tip]')).toMatch(/\$[\d,.]+.*nominal dollars/s);
+    // Hover: each dot's tip names its value in dollars, the year's rows summed over subtypes as the API answers them.
+    const sums = (rows: any[]) => { const m = new Map<number, number>(); for (const x of rows) if (x.amt_nominal !== null) m.set(x.year, (m.get(x.year) ?? 0) + x.amt_nominal); return m; };
+    const want = new Map([...[...sums(s.data)].map(([y, v]) => [`spending, FY${y}`, v] as const), ...[...sums(r.data)].map(([y, v]) => [`revenue, FY${y}`, v] as const)]);
+    const seen = new Map<string, number>();
+    for (const circle of await page.$$('#panel-history g[aria-label=dot] circle')) {
+      const b = (await circle.boundingBox())!;
+      await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2);
+      await page.waitForSelector('#panel-history g[aria-label=tip] text');
+      const tip = await text(page, '#panel-history g[aria-label=tip]');
+      expect(tip).toMatch(/\$[\d,.]+.*nominal dollars/s);
+      const m = /(spending|revenue), FY(\d{4}).*?\$([\d,]+)/s.exec(tip)!;
+      seen.set(`${m[1]}, FY${m[2]}`, Number(m[3]!.replaceAll(',', '')));
+      await page.mouse.move(1, 1);
+    }
+    expect([...seen.keys()].sort()).toEqual([...want.keys()].sort());
+    for (const [k, v] of want) expect(seen.get(k), k).toBe(Math.round(v));
 
     const hrefs = (): Promise<string[]> => page.$$eval('#panel-history .links a', (els) => els.map((e) => e.getAttribute('href') ?? ''));
     const before = await hrefs();
@@ -208,6 +218,11 @@ describe('finance explorer in headless Chromium', () => {
     const named = counties.data.find((g: any) => `${g.fips_state}${g.fips_county}` === quiet);
     await act(page, () => page.click(`#panel-map svg.map path.unit[data-id="${quiet}"]`));
     expect(await text(page, '#title')).toBe(named.gov_name);
+    // By keyboard: a county is a button; Enter on it opens it.
+    await act(page, () => page.goBack());
+    await page.focus(`#panel-map svg.map path.unit[data-id="${row.fips_state}${row.fips_county}"]`);
+    await act(page, () => page.keyboard.press('Enter'));
+    expect(await text(page, '#title')).toBe(row.gov_name);
     expect(problems).toEqual([]);
     await page.close();
   });
@@ -224,6 +239,34 @@ describe('finance explorer in headless Chromium', () => {
     expect(await page.$eval('#panel-map svg.map path.unit[data-id="11"]', (e) => e.getAttribute('class'))).toBe('unit no-government');
     const states = await api('/api/v1/rollups?layer=state&category=Police&per_capita=true&years=2020');
     expect(await count(page, '#panel-map svg.map path.unit.no-report')).toBe(states.meta.n_units_expected - states.meta.n_units_reporting);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('the tabs by keyboard: one tab stop, arrows move and select, Home and End', async () => {
+    const { page, problems } = await open(`?govid=${LA_CITY}`);
+    expect(await page.$$eval('[role=tab]', (ts) => ts.map((t) => (t as HTMLElement).tabIndex))).toEqual([0, -1, -1, -1]);
+    await page.focus('#tab-history');
+    await act(page, () => page.keyboard.press('ArrowRight'));
+    expect(new URL(page.url()).searchParams.get('tab')).toBe('breakdown');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('tab-breakdown');
+    expect(await page.isVisible('#panel-breakdown')).toBe(true);
+    await act(page, () => page.keyboard.press('ArrowLeft'));
+    await act(page, () => page.keyboard.press('ArrowLeft'));
+    expect(new URL(page.url()).searchParams.get('tab')).toBe('map');
+    await act(page, () => page.keyboard.press('Home'));
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('tab-history');
+    expect(await page.$$eval('[role=tab]', (ts) => ts.map((t) => (t as HTMLElement).tabIndex))).toEqual([0, -1, -1, -1]);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('every panel reads a paged answer to its end (meta.total), never a page cut short', async () => {
+    const { page, problems } = await open('');
+    const all = await api('/api/v1/governments?state=DE&limit=1000');
+    expect(all.meta.total).toBeGreaterThan(14);
+    const paged = await page.evaluate("import('/explore/format.js').then((m) => m.getAll('/api/v1/governments?state=DE&limit=7')).then((r) => r.data.map((g) => g.canonical_govid))");
+    expect(paged).toEqual(all.data.map((g: any) => g.canonical_govid));
     expect(problems).toEqual([]);
     await page.close();
   });
