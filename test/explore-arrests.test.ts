@@ -56,6 +56,8 @@ const readChart = (page: Page) => page.evaluate(() => {
   return {
     dots: [...svg.querySelectorAll('g.district-median circle')].map((c) => ({ y: centre(c), title: c.querySelector('title')?.textContent ?? '' })),
     intervals: svg.querySelectorAll('g.district-interval line').length,
+    // Each interval's ends on screen (a line's bounding box spans its y1 to y2).
+    spans: [...svg.querySelectorAll('g.district-interval line')].map((l) => { const r = l.getBoundingClientRect(); return [r.top, r.bottom]; }),
     stateDots: svg.querySelectorAll('g.state-median > *').length,
     ring: [...svg.querySelectorAll('g.chosen-year circle')].map((c) => Math.round(c.getBoundingClientRect().left)),
     ticks,
@@ -90,6 +92,14 @@ async function checkChart(page: Page, v: View): Promise<Awaited<ReturnType<typeo
   const drawn = chart.dots.map((d) => read(d.y)).sort((x, y) => x - y);
   const want = withMedian.map((r) => r.rate_median! * 1000).sort((x, y) => x - y);
   drawn.forEach((x, i) => expect(Math.abs(x - want[i]), `dot ${i}: drawn ${x}, API ${want[i]} per 1,000`).toBeLessThan(unit * 2));
+  // Each interval runs from the API's lower to its upper bound x 1000, read off the same axis (a median of 0 included).
+  const spans = chart.spans.map(([top, bottom]) => [read(bottom), read(top)]).sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+  const bounds = rows.filter((r) => r.rate_lower !== null && r.rate_upper !== null).map((r) => [r.rate_lower! * 1000, r.rate_upper! * 1000]).sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+  expect(spans.length).toBe(bounds.length);
+  spans.forEach(([lo, hi], i) => {
+    expect(Math.abs(lo - bounds[i]![0]), `interval ${i} lower: drawn ${lo}, API ${bounds[i]![0]}`).toBeLessThan(unit * 2);
+    expect(Math.abs(hi - bounds[i]![1]), `interval ${i} upper: drawn ${hi}, API ${bounds[i]![1]}`).toBeLessThan(unit * 2);
+  });
   // Race and sex in words, never as bare codes.
   const words = `${RACE[v.race]} ${SEX[v.sex].toLowerCase()} students`;
   expect(chart.legend).toContain(words);
