@@ -76,10 +76,18 @@ async function main(): Promise<void> {
   shareBoards({ finance: newBoard(config.frontThreads > 1 ? config.frontThreads : 1), arrests: newBoard(1) }, 0);
   // The rate limits' buckets: one table per service for the whole process, so a client has one limit whichever thread answers.
   if (config.rateLimit > 0) shareRateTables({ finance: RateLimiter.table(), arrests: RateLimiter.table() });
-  const [finance, arrests] = await Promise.all([
+  // A refused start ends only once both loads have stopped: exiting while the other service's workers were
+  // still starting aborted the process now and then (uv_loop_close() with open handles, SIGABRT) instead of
+  // exiting 1 with the reason. The one that started is closed, then the first failure is the answer.
+  const [financeStart, arrestsStart] = await Promise.allSettled([
     config.frontThreads > 1 ? startFronts(config) : startHere(uws, config),
     loadArrests(config),
   ]);
+  if (financeStart.status === 'rejected' || arrestsStart.status === 'rejected') {
+    if (financeStart.status === 'fulfilled') await financeStart.value.close().catch(() => undefined);
+    throw financeStart.status === 'rejected' ? financeStart.reason : (arrestsStart as PromiseRejectedResult).reason;
+  }
+  const [finance, arrests] = [financeStart.value, arrestsStart.value];
   const line = (service: string, port: number, extra: Record<string, unknown>): void => {
     process.stdout.write(`${JSON.stringify({
       event: 'listening', service, host: config.host, port,

@@ -64,9 +64,14 @@ export function startServer(env: Record<string, string> = {}, timeoutMs = 60_000
   });
 }
 
-/** Runs the server expecting it to refuse to start; resolves with its exit. */
+/**
+ * Runs the server expecting it to refuse to start; resolves with its exit. A server ended by a signal this
+ * function did not send (another process's `pkill` on a shared machine) rejects, naming the signal, rather
+ * than passing as an exit code of null that reads like a start that should have been refused.
+ */
 export function runToExit(env: Record<string, string>, timeoutMs = 60_000): Promise<Exited> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
+    let sent = false;
     const proc = spawn(process.execPath, [MAIN], {
       env: { ...process.env, FINANCE_PORT: '0', ARRESTS_PORT: '0', ACCESS_LOG: 'false', WORKERS: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -74,10 +79,14 @@ export function runToExit(env: Record<string, string>, timeoutMs = 60_000): Prom
     let stdout = '', stderr = '';
     proc.stdout!.on('data', (d) => {
       stdout += d;
-      if (stdout.includes('"event":"listening"')) proc.kill('SIGKILL');
+      if (stdout.includes('"event":"listening"')) { sent = true; proc.kill('SIGKILL'); }
     });
     proc.stderr!.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
-    proc.once('exit', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+    const timer = setTimeout(() => { sent = true; proc.kill('SIGKILL'); }, timeoutMs);
+    proc.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (signal !== null && !sent) reject(new Error(`the server was ended by ${signal}, which runToExit did not send (another process killed it?); stderr: ${stderr.slice(-500)}`));
+      else resolve({ code, stdout, stderr });
+    });
   });
 }
