@@ -1,31 +1,20 @@
-// Reading the school API from the page: one fetch helper that unwraps the
-// envelope, and small caches for answers that do not change while the page
+// Reading the school API from the page, over the shared fetch helpers
+// (format.js: the envelope unwrapped, pages read to the end), and small caches for answers that do not change while the page
 // is open (a state's districts, its outline), so a control change costs one call.
 
-/** An API answer's envelope; an error envelope becomes a thrown Error with the API's message. */
-async function envelope(url) {
-  const r = await fetch(url);
-  const body = await r.json();
-  if (body.status !== 'success') throw new Error(body.error ?? `HTTP ${r.status}`);
-  return body;
-}
+import { getAll, getJson, keptTopology } from '/explore/format.js';
 
-/** The rows of an API answer (one page). */
+/** The rows of an API answer (one page); an error envelope throws with the API's message (format.js). */
 export async function rows(url) {
-  return (await envelope(url)).data ?? [];
+  return (await getJson(url)).data ?? [];
 }
 
 /**
- * Every row of a paged answer: its pages until meta.total, so a state of more districts than a page holds
- * (a real mirror's Texas) is drawn whole, not cut at the page size and its rest shown as having no estimate.
+ * Every row of a paged answer, to meta.total (format.js getAll), so a state of more districts than a page
+ * holds (a real mirror's Texas) is drawn whole, not cut at the page size with its rest shown as having no estimate.
  */
 export async function allRows(url) {
-  const first = await envelope(url);
-  const out = [...(first.data ?? [])];
-  const { total, limit } = first.meta ?? {};
-  const sep = url.includes('?') ? '&' : '?';
-  for (let page = 1; limit > 0 && out.length < total && page * limit < total; page++) out.push(...(await rows(`${url}${sep}page=${page}`)));
-  return out;
+  return (await getAll(url)).data;
 }
 
 const kept = new Map();
@@ -35,16 +24,9 @@ export function keptRows(url) {
   return kept.get(url);
 }
 
-/** A TopoJSON file's object as GeoJSON (global topojson from the vendor script), fetched once. */
+/** A TopoJSON file's object as GeoJSON (global topojson from the vendor script), the file fetched once (format.js). */
 export function keptFeature(url, object) {
-  const key = `${url}#${object}`;
-  if (!kept.has(key)) {
-    // A failed load is not kept: the next paint of that state tries again.
-    kept.set(key, fetch(url).then((r) => { if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`); return r.json(); })
-      .then((t) => topojson.feature(t, t.objects[object]))
-      .catch((e) => { kept.delete(key); throw e; }));
-  }
-  return kept.get(key);
+  return keptTopology(url).then((t) => topojson.feature(t, t.objects[object]));
 }
 
 // The calls the page makes, built in one place so the links shown under the charts are the calls made.

@@ -6,19 +6,13 @@
 // drawn plain as "no county government". Drawn with d3-geo over the Census boundaries this host serves; the
 // colour legend is Plot's. A click opens a county, or a state's county map.
 /* global d3, Plot, topojson */
-import { el, getAll, moneyLong, widthOf } from '/explore/format.js';
+import { el, getAll, keptTopology, moneyLong, widthOf } from '/explore/format.js';
 
 // The API names states by postal code, the boundaries by FIPS code.
 const POSTAL = 'AL01 AK02 AZ04 AR05 CA06 CO08 CT09 DE10 DC11 FL12 GA13 HI15 ID16 IL17 IN18 IA19 KS20 KY21 LA22 ME23 MD24 MA25 MI26 MN27 MS28 MO29 MT30 NE31 NV32 NH33 NJ34 NM35 NY36 NC37 ND38 OH39 OK40 OR41 PA42 RI44 SC45 SD46 TN47 TX48 UT49 VT50 VA51 WA53 WV54 WI55 WY56';
 export const postalOf = new Map(POSTAL.split(' ').map((p) => [p.slice(2), p.slice(0, 2)]));
 export const fipsOf = new Map([...postalOf].map(([f, p]) => [p, f]));
 
-// The boundary files are plain TopoJSON (not API envelopes), kept once loaded.
-const topo = new Map();
-function fetchTopo(url) {
-  if (!topo.has(url)) topo.set(url, fetch(url).then((r) => (r.ok ? r.json() : Promise.reject(new Error(`${r.status} from ${url}`)))).catch((e) => { topo.delete(url); throw e; }));
-  return topo.get(url);
-}
 
 /**
  * The governments of the layer the registry lists for a map (county governments of a state, or the state
@@ -93,7 +87,7 @@ export async function drawMap(panel, view, ctx) {
   const field = view.adjust === 'real' ? 'amt_per_capita_real' : 'amt_per_capita_nominal';
   const layer = view.map ? 'county' : 'state';
   const call = `/api/v1/rollups?layer=${layer}${view.map ? `&state=${postalOf.get(view.map)}` : ''}&category=${encodeURIComponent(category)}&per_capita=true&adjust=${view.adjust}&years=${year}`;
-  const [{ rows, meta }, t, listed] = await Promise.all([rollupRows(call), fetchTopo(view.map ? `/explore/geo/counties-${view.map}.json` : '/explore/geo/states.json'), registryOf(view.map)]);
+  const [{ rows, meta }, t, listed] = await Promise.all([rollupRows(call), keptTopology(view.map ? `/explore/geo/counties-${view.map}.json` : '/explore/geo/states.json'), registryOf(view.map)]);
   if (ctx.stale()) return;
   const key = (r) => (view.map ? `${r.fips_state}${r.fips_county}` : r.fips_state);
   const values = new Map();

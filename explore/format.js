@@ -33,6 +33,16 @@ export async function getAll(url, signal) {
   return { ...first, data };
 }
 
+const topologies = new Map();
+/** A TopoJSON boundary file of this host (not an API envelope), fetched once per page load; a failed load is not kept. */
+export function keptTopology(url) {
+  if (!topologies.has(url)) {
+    topologies.set(url, fetch(url).then((r) => (r.ok ? r.json() : Promise.reject(new Error(`${r.status} from ${url}`))))
+      .catch((e) => { topologies.delete(url); throw e; }));
+  }
+  return topologies.get(url);
+}
+
 /** An element with attributes and children (strings become text). */
 export function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);

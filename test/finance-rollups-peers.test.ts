@@ -32,6 +32,20 @@ describe('/rollups', () => {
     expect(body.data.map((r: any) => [r.canonical_govid, r.spend_subtype, r.amt_nominal])).toEqual(expected.slice(0, 1000).map((r) => [r.canonical_govid, r.subtype, r.amt]));
   });
 
+  it('carries fips_county, the registry\'s: state + county is the Census GEOID the county maps join on; a state government\'s is 000', async () => {
+    const counties = (await get(`${RU}?layer=county&state=DE`)).body.data;
+    const cities = (await get(`${RU}?layer=city&state=DE`)).body.data;
+    const states = (await get(`${RU}?layer=state&govids=100000227523`)).body.data;
+    for (const r of [...counties, ...cities.slice(0, 20)]) {
+      const g = (await get(`/api/v1/governments/${r.canonical_govid}`)).body.data[0];
+      expect(r.fips_county, r.canonical_govid).toBe(g.fips_county);
+      if (g.type_label === 'county') expect(`${r.fips_state}${r.fips_county}`).toBe(g.census_geoid);
+    }
+    expect(new Set(counties.map((r: any) => r.fips_county))).toEqual(new Set(['001', '003', '005']));
+    expect(states.length).toBeGreaterThan(0);
+    expect(states.every((r: any) => r.fips_county === '000')).toBe(true);
+  });
+
   it('a named category breaks rows out by category; a revenue or balance category is 400 naming its type', async () => {
     const { body } = await get(`${RU}?layer=city&state=DE&category=Police`);
     expect(body.data.every((r: any) => r.category === 'Police')).toBe(true);

@@ -4,25 +4,48 @@
 // to a browser (its Accept prefers text/html, or format=html) and JSON to any
 // other client, through the format negotiation every route has.
 
-import { ok } from './envelope.js';
+import { ok, type Envelope } from './envelope.js';
 import { dictionaryRows, llmsText, type ServiceDocs } from './docs-text.js';
 import { openapiDocument } from './openapi.js';
 import { formatParam } from './params.js';
 import { dictionaryHtml } from './pages/dictionary.js';
 import { htmlReply } from './pages/html.js';
 import { landingHtml, landingIndex } from './pages/landing.js';
-import { envelopeReply, type RouteSpec } from './route-spec.js';
+import { envelopeReply, type Reply, type RouteSpec } from './route-spec.js';
 
 const PAGE_FORMATS = ['json', 'html'] as const;
 const pageFormat = formatParam(PAGE_FORMATS);
 // One URL answers a page or JSON by Accept: a shared cache must key it by Accept too (the data routes of
 // several formats get this Vary with their validators; these routes carry none).
 const BY_ACCEPT = { Vary: 'Accept, Accept-Encoding' };
-const page = (html: string) => { const r = htmlReply(html); return { ...r, headers: { ...r.headers, ...BY_ACCEPT } }; };
+
+/** The page or the envelope, by the negotiated format; both say Vary: Accept. */
+function pageOrJson(format: string, html: () => string, envelope: () => Envelope): Reply {
+  if (format === 'html') { const r = htmlReply(html()); return { ...r, headers: { ...r.headers, ...BY_ACCEPT } }; }
+  return { ...envelopeReply(envelope()), headers: BY_ACCEPT };
+}
+
+/**
+ * A value made once per service context: the corpus is immutable, so its docs, dictionary rows, pages,
+ * llms.txt and OpenAPI document are too (the landing facts scan the whole registry: not per request).
+ */
+function perCtx<Ctx extends object, T>(make: (ctx: Ctx) => T): (ctx: Ctx) => T {
+  const made = new WeakMap<Ctx, T>();
+  return (ctx) => {
+    if (!made.has(ctx)) made.set(ctx, make(ctx));
+    return made.get(ctx)!;
+  };
+}
 
 const HOST_OK = /^[A-Za-z0-9.\-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
-export function docRoutes<Ctx extends { routes: RouteSpec<Ctx>[] }>(v1: string, docsOf: (ctx: Ctx) => ServiceDocs): RouteSpec<Ctx>[] {
+export function docRoutes<Ctx extends { routes: RouteSpec<Ctx>[] }>(v1: string, makeDocs: (ctx: Ctx) => ServiceDocs): RouteSpec<Ctx>[] {
+  const docsOf = perCtx(makeDocs);
+  const rowsOf = perCtx((ctx: Ctx) => dictionaryRows(docsOf(ctx), ctx.routes, ctx));
+  const landingPage = perCtx((ctx: Ctx) => landingHtml(docsOf(ctx).landing, ctx.routes, ctx));
+  const dictionaryPage = perCtx((ctx: Ctx) => { const d = docsOf(ctx); return dictionaryHtml(d.title, d.landing.service, d.landing.synthetic, rowsOf(ctx)); });
+  const llmsOf = perCtx((ctx: Ctx) => llmsText(docsOf(ctx), ctx.routes));
+  const openapiOf = perCtx((ctx: Ctx) => { const d = docsOf(ctx); return JSON.stringify(openapiDocument({ title: d.title, version: '1.0.0', description: d.summary }, ctx.routes)); });
   return [
     {
       id: 'home', path: '/', tags: ['metadata'], produces: 'envelope', formats: PAGE_FORMATS, query: { format: pageFormat }, ignoresUnknownKeys: true,
@@ -37,11 +60,7 @@ export function docRoutes<Ctx extends { routes: RouteSpec<Ctx>[] }>(v1: string, 
         { name: 'attribution', type: 'string', description: 'Sources and licences.' },
       ],
       examples: () => [{ description: 'The landing page as a JSON index', path: '/?format=json' }],
-      handle: (req) => {
-        const d = docsOf(req.ctx);
-        if (req.params.format === 'html') return page(landingHtml(d.landing, req.ctx.routes, req.ctx));
-        return { ...envelopeReply(ok(landingIndex(d.landing))), headers: BY_ACCEPT };
-      },
+      handle: (req) => pageOrJson(req.params.format, () => landingPage(req.ctx), () => ok(landingIndex(docsOf(req.ctx).landing))),
     },
     {
       id: 'examples', path: `${v1}/examples`, tags: ['metadata'], produces: 'envelope', query: {},
@@ -71,25 +90,17 @@ export function docRoutes<Ctx extends { routes: RouteSpec<Ctx>[] }>(v1: string, 
         { name: 'description', type: 'string', description: 'Meaning.' },
         { name: 'routes', type: 'array', description: 'Routes it applies to, where relevant.' },
       ],
-      handle: (req) => {
-        const d = docsOf(req.ctx);
-        const rows = dictionaryRows(d, req.ctx.routes, req.ctx);
-        if (req.params.format === 'html') return page(dictionaryHtml(d.title, d.landing.service, d.landing.synthetic, rows));
-        return { ...envelopeReply(ok(rows, { total: rows.length })), headers: BY_ACCEPT };
-      },
+      handle: (req) => pageOrJson(req.params.format, () => dictionaryPage(req.ctx), () => ok(rowsOf(req.ctx), { total: rowsOf(req.ctx).length })),
     },
     {
       id: 'llms', path: `${v1}/llms.txt`, tags: ['metadata'], produces: 'text/plain', query: {},
       summary: 'llms.txt', description: 'The API described in plain text for language models and people.',
-      handle: (req) => ({ kind: 'body', contentType: 'text/plain; charset=utf-8', body: llmsText(docsOf(req.ctx), req.ctx.routes) }),
+      handle: (req) => ({ kind: 'body', contentType: 'text/plain; charset=utf-8', body: llmsOf(req.ctx) }),
     },
     {
       id: 'openapi', path: '/openapi.json', tags: ['metadata'], produces: 'application/json', query: {},
       summary: 'OpenAPI 3.1 document', description: 'This document, generated from the route table.',
-      handle: (req) => {
-        const d = docsOf(req.ctx);
-        return { kind: 'body', contentType: 'application/json; charset=utf-8', body: JSON.stringify(openapiDocument({ title: d.title, version: '1.0.0', description: d.summary }, req.ctx.routes)) };
-      },
+      handle: (req) => ({ kind: 'body', contentType: 'application/json; charset=utf-8', body: openapiOf(req.ctx) }),
     },
   ];
 }
