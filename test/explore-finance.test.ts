@@ -194,6 +194,31 @@ describe('finance explorer in headless Chromium', () => {
     await page.close();
   });
 
+  it('the year and subtype controls: the breakdown and the map follow the year, the peers chart the subtype', async () => {
+    const { page, problems } = await open(`?govid=${NEW_CASTLE}&tab=breakdown&year=2020`);
+    const links = (): Promise<string[]> => page.$$eval('#panel-breakdown .links a', (els) => els.map((e) => e.getAttribute('href') ?? ''));
+    const bars2020 = await page.$eval('#panel-breakdown .chart', (e) => e.innerHTML);
+    expect((await links())[0]).toContain('years=2020');
+    await act(page, () => page.selectOption('#year', '2019'));
+    expect(new URL(page.url()).searchParams.get('year')).toBe('2019');
+    expect((await links())[0]).toContain('years=2019');
+    expect(await page.$eval('#panel-breakdown .chart', (e) => e.innerHTML)).not.toBe(bars2020);
+    expect(await text(page, '#panel-breakdown .note')).toContain('FY2019');
+    await act(page, () => page.click('#tab-map'));
+    expect(await text(page, '#panel-map .map-title')).toContain('FY2019');
+    await act(page, () => page.click('#tab-peers'));
+    const subtypes = await page.$$eval('#subtype option', (os) => os.map((o) => (o as HTMLOptionElement).value));
+    expect(subtypes.length).toBeGreaterThan(1);
+    const other = subtypes.find((x) => x !== 'operations')!;
+    const before = await page.$$eval('#panel-peers g[aria-label=line] path', (els) => els.map((e) => e.getAttribute('d')));
+    await act(page, () => page.selectOption('#subtype', other));
+    expect(new URL(page.url()).searchParams.get('subtype')).toBe(other);
+    expect(await text(page, '#panel-peers .note')).toContain(`${other} spending per resident`);
+    expect(await page.$$eval('#panel-peers g[aria-label=line] path', (els) => els.map((e) => e.getAttribute('d')))).not.toEqual(before);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it('maps: Texas counties coloured with a legend, coverage from the API, non-reporting hatched; clicks open a state and a county', async () => {
     const roll = await api('/api/v1/rollups?layer=county&state=TX&category=Police&per_capita=true&years=2020&limit=1000');
     const { n_units_expected: expected, n_units_reporting: reporting } = roll.meta;
