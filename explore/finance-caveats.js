@@ -43,13 +43,26 @@ export function changeText(c) {
   const parts = [];
   if (c.came.length) parts.push(`${c.came.join(', ')} came in`);
   if (c.went.length) parts.push(`${c.went.join(', ')} went out`);
-  return `FY${c.year} ${c.subtype}: ${parts.join(' and ')} (FY${c.from} summed ${c.before.join(', ')}; FY${c.year} ${c.after.join(', ')})`;
+  return `FY${c.year} ${c.subtype}: ${parts.join(' and ')} (FY${c.from} summed ${c.before.join(', ') || 'none of them'}; FY${c.year} ${c.after.join(', ') || 'none of them'})`;
 }
 
 /** The caveat sentence for a series, or '' when its codes hold and no break is catalogued. */
 export function caveatText(name, changes, breakRefs = []) {
   const out = [];
-  if (changes.length) out.push(`${name}: the codes summed change, so the series changes meaning there and not only where spending did: ${changes.map(changeText).join('; ')}.`);
+  if (changes.length) out.push(`${name}: the codes summed change, so the series changes meaning there, not only where the money did: ${changes.map(changeText).join('; ')}.`);
   if (breakRefs.length) out.push(`Catalogued series breaks touch its codes: ${breakRefs.join(', ')}.`);
   return out.join(' ');
+}
+
+// The spec's catalogued seam: the employee-retirement codes inside insurance trust revenue stop after
+// FY2016 (a change of collection scope), so a total-revenue series steps down across it.
+export const RETIREMENT_CODES = ['X01', 'X02', 'X05', 'X08'];
+
+/** The years at which the retirement codes summed into revenue rows go (or come), as codeChanges gives them. */
+export function retirementSeam(rows, field) {
+  const only = rows.filter((r) => r[field] !== null && r[field] !== undefined).map((r) => ({
+    ...r, subtype: 'insurance trust (employee retirement)', spend_subtype: undefined, revenue_subtype: undefined,
+    codes_included: String(r.codes_included ?? '').split(',').filter((c) => RETIREMENT_CODES.includes(c)).join(','),
+  }));
+  return codeChanges(only, field);
 }

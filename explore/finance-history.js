@@ -4,6 +4,7 @@
 // line), never as a line across them, and each year with data gets a dot.
 /* global Plot */
 import { callLinks, el, getAll, money, moneyLong, widthOf } from '/explore/format.js';
+import { caveatText, changeYears, retirementSeam } from '/explore/finance-caveats.js';
 
 const COLORS = { spending: '#d1495b', revenue: '#2e86ab' };
 
@@ -77,7 +78,7 @@ export function yearChart(node, series, { years, yLabel, unit, empty, caveats = 
     marks: [
       Plot.ruleY([0]),
       Plot.ruleX(caveats, { x: 'year', stroke: '#8a6d00', strokeDasharray: '4 3', strokeWidth: 1.5, ariaDescription: 'caveat' }),
-      Plot.text(caveats, { x: 'year', frameAnchor: 'top', dy: -14, text: (c) => `FY${c.year}: codes changed`, fill: '#8a6d00', fontSize: 11, ariaDescription: 'caveat label' }),
+      Plot.text(caveats, { x: 'year', frameAnchor: 'top', dy: -14, dx: 4, textAnchor: 'end', text: (c) => `FY${c.year}: codes changed`, fill: '#8a6d00', fontSize: 11, ariaDescription: 'caveat label' }),
       Plot.lineY(points, { x: 'year', y: 'value', z: 'series', stroke: 'series', strokeWidth: 2.5 }),
       Plot.dot(have, { x: 'year', y: 'value', fill: 'series', r: 5, tip: true, title: (d) => `${d.series}, FY${d.year}\n${moneyLong(d.value)} (${unit})` }),
     ],
@@ -99,7 +100,9 @@ export const PAIRS = {
   total: {
     spending: { name: 'total spending', query: 'category=All%20Categories&expenditure_concept=total', keep: () => true },
     revenue: { name: 'total revenue', query: 'category=All%20Categories&revenue_concept=total' },
-    says: 'Total spending (expenditure_concept=total): everything the government spent itself (operations, capital, public assistance, interest on debt, insurance trust benefits, and its utilities and liquor stores) plus what it paid to other governments. Total revenue (revenue_concept=total): general revenue (its taxes and charges, federal, state and local aid) plus its utility, liquor store and insurance trust revenue. The Census\'s headline pair: both lines hold the utilities. Insurance trust revenue lost its employee-retirement codes after FY2016, so FY2011\'s total revenue counts them and FY2019-2020\'s do not.',
+    says: 'Total spending (expenditure_concept=total): everything the government spent itself (operations, capital, public assistance, interest on debt, insurance trust benefits, and its utilities and liquor stores) plus what it paid to other governments. Total revenue (revenue_concept=total): general revenue (its taxes and charges, federal, state and local aid) plus its utility, liquor store and insurance trust revenue. The Census\'s headline pair: both lines hold the utilities.',
+    // Insurance trust revenue is in this pair only: its retirement seam is marked where the rows show it.
+    seam: true,
   },
   general: {
     spending: { name: 'general spending', query: 'expenditure_concept=total', keep: (r) => !NOT_GENERAL.includes(r.category) },
@@ -123,11 +126,17 @@ export async function drawHistory(panel, view, ctx) {
   if (ctx.stale()) return;
   const field = amountField(view);
   const unit = unitLabel(view, s.meta.base_year);
+  const seam = pair.seam ? retirementSeam(r.data, field) : [];
   yearChart(panel.querySelector('.chart'), [
     { name: pair.spending.name, color: COLORS.spending, values: keptSums(s.data, field, pair.spending.keep) },
     { name: pair.revenue.name, color: COLORS.revenue, values: sumByYear(r.data, field) },
-  ], { years: ctx.years, yLabel: `US$ (${unit})`, unit, empty: 'No spending or revenue rows for this government in the published years.' });
-  panel.querySelector('.note').textContent = `${pair.says} Each point sums the year's subtypes. Fiscal years ${ctx.holes} have no source data: gaps, not zeros.`;
+  ], { years: ctx.years, yLabel: `US$ (${unit})`, unit, empty: 'No spending or revenue rows for this government in the published years.', caveats: changeYears(seam) });
+  const caveats = [
+    seam.length ? `${caveatText(pair.revenue.name[0].toUpperCase() + pair.revenue.name.slice(1), seam)} The Census stopped collecting these employee-retirement codes after FY2016: a change of scope, not of the government.` : '',
+    // The API's own flag: some FY2011 categories hold only the intergovernmental leg (no direct rows in the corpus).
+    s.meta.expenditure_concept_direct_suppressed ? 'In some FY2011 categories the corpus holds only payments to other governments, no direct spending (the API\'s expenditure_concept_direct_suppressed): spending there is that leg alone.' : '',
+  ].filter(Boolean).join(' ');
+  panel.querySelector('.note').textContent = `${pair.says} Each point sums the year's subtypes. Fiscal years ${ctx.holes} have no source data: gaps, not zeros.${caveats ? ` ${caveats}` : ''}`;
   callLinks(panel.querySelector('.links'), [
     ['spending API call', calls.spending], ['revenue API call', calls.revenue],
     ['spending as CSV', `${calls.spending}&format=csv`], ['revenue as CSV', `${calls.revenue}&format=csv`],
