@@ -1,8 +1,8 @@
 // The state map, drawn with Observable Plot: the state's outline and each of
 // its districts as a dot at its lat/lon, coloured by the chosen estimate (per
 // 1,000 students) with a colour legend. The projection is fitted to the
-// outline and the dots together: the synthetic mirror's coordinates may lie
-// outside the state. A click on a dot picks that district.
+// outline and the dots together, so a district recorded outside its state's
+// outline (a real mirror's error) is still drawn. A click on a dot picks that district.
 
 import { PER_1000, per1000 } from '/explore/arrests-labels.js';
 

@@ -60,7 +60,33 @@ function showControls() {
   const m = modelOf(view);
   options($('year'), (m.years_in_mirror ?? m.years).map((y) => [y, y]));
   for (const k of ['state', 'model', 'year', 'race', 'sex', 'interval']) $(k).value = view[k];
+  yearsNote(m);
   $('model-desc').textContent = `${m.model}${m.is_default ? ' (the API’s default)' : ''}: ${m.description}`;
+}
+
+/**
+ * The page opens on the API's default model (unified_m2), so its numbers are the ones the API answers without
+ * a model; that model is fit on one school year, so its chart is one column. Beside the chart the page says so
+ * and offers the family's models that span several years, one click away.
+ */
+function yearsNote(m) {
+  const years = m.years_in_mirror ?? m.years;
+  const box = $('years-note');
+  box.hidden = years.length > 1;
+  if (years.length > 1) { box.replaceChildren(); return; }
+  const family = m.model.split('_')[0];
+  const many = models.filter((x) => (x.years_in_mirror ?? x.years).length > 1);
+  const near = many.filter((x) => x.model.startsWith(`${family}_`));
+  const spans = [...new Set(many.flatMap((x) => x.years_in_mirror ?? x.years))].sort();
+  const p = document.createElement('p');
+  p.className = 'note';
+  p.textContent = `One column per series: ${m.model}${m.is_default ? ', the API’s default model,' : ''} is fit on ${years[0]} only, so it has no other school year to draw. For a trend over ${spans.join(', ')}, pick a model fit on several years:`;
+  box.replaceChildren(p, ...near.map((x) => {
+    const b = document.createElement('button');
+    b.type = 'button'; b.className = 'pick'; b.textContent = x.model; b.title = x.description;
+    b.addEventListener('click', () => setView({ model: x.model }));
+    return b;
+  }));
 }
 
 async function paint() {
@@ -111,6 +137,7 @@ function draw() {
     $('chart').innerHTML = '<p class="note">Pick a district to see its estimates by school year.</p>';
   }
   $('map-title').textContent = `${stateName}: ${group}, ${v.year}, per 1,000 students`;
+  $('map-legend').replaceChildren(swatch('#fff', 'hollow', 'no estimate for this group'), ...(v.leaid ? [swatch('#fff', 'ring', 'the district picked')] : []));
   drawStateMap($('map'), { outline, districts: list, estimates, leaid: v.leaid, title: `Districts of ${stateName} coloured by arrests ${PER_1000}`, onPick: (d) => setView({ leaid: d.leaid, state: d.state }) });
 }
 
@@ -130,6 +157,7 @@ async function start() {
   if (info[0]?.synthetic) {
     $('synthetic').textContent = 'Synthetic data: generated in the real layout; it describes no real district.';
     $('synthetic').hidden = false;
+    $('map-note').textContent = 'Each dot is a synthetic district, placed at a random point inside its state’s Census outline: it marks no real place. Click one to pick it. Hollow dots have no estimate for this group (no students enrolled in it).';
   }
   const byState = new Map((await rows(calls.states(models.find((m) => m.is_default)?.model ?? models[0].model))).map((r) => [r.state, r]));
   states = [...byState.values()].sort((a, b) => a.state_name.localeCompare(b.state_name));

@@ -3,7 +3,8 @@
 // for FY2012-2018: those years are drawn as gaps (null points break Plot's
 // line), never as a line across them, and each year with data gets a dot.
 /* global Plot */
-import { callLinks, getAll, money, moneyLong, widthOf } from '/explore/format.js';
+import { callLinks, el, getAll, money, moneyLong, widthOf } from '/explore/format.js';
+import { caveatText, changeYears, retirementSeam } from '/explore/finance-caveats.js';
 
 const COLORS = { spending: '#d1495b', revenue: '#2e86ab' };
 
@@ -39,38 +40,103 @@ export function withGaps(series, years) {
   return out;
 }
 
-/** A line-and-dots chart of series over years, with a tip naming the unit. */
-export function yearChart(node, series, { years, yLabel, unit, empty }) {
+/**
+ * Year ticks that fit the width: every year when there is room, else every k-th year from the first,
+ * the last year always kept (replacing the tick before it when the two would crowd). At 390 px the
+ * first year (FY2011, the first published) keeps its label.
+ */
+export function yearTicks(lo, hi, width) {
+  const room = Math.max(2, Math.floor((width - 84) / 44));
+  const step = Math.max(1, Math.ceil((hi - lo) / (room - 1)));
+  const ticks = [];
+  for (let y = lo; y <= hi; y += step) ticks.push(y);
+  if (ticks.at(-1) !== hi) { if (hi - ticks.at(-1) < step) ticks.pop(); ticks.push(hi); }
+  return ticks;
+}
+
+/** A legend of every mark a chart draws: each series' swatch, and the caveat rule when there is one. */
+function legendOf(series, caveats) {
+  const box = el('div', { class: 'chart-legend' }, Plot.legend({ color: { domain: series.map((s) => s.name), range: series.map((s) => s.color) } }));
+  if (caveats.length) box.append(el('span', { class: 'swatch-item caveat-key' }, el('i', { class: 'sw-caveat' }), 'the codes summed change (see the note)'));
+  return box;
+}
+
+/**
+ * A line-and-dots chart of series over years, with a tip naming the unit. caveats ({ year }) are drawn as
+ * dashed rules at their years, labelled on the chart and keyed in the legend.
+ */
+export function yearChart(node, series, { years, yLabel, unit, empty, caveats = [] }) {
   const points = withGaps(series, years);
   const have = points.filter((d) => d.value !== null);
   if (!have.length) { node.replaceChildren(Object.assign(document.createElement('p'), { className: 'empty', textContent: empty })); return; }
-  node.replaceChildren(Plot.plot({
-    width: widthOf(node), height: 320, marginLeft: 64, marginRight: 20,
-    x: { label: 'Fiscal year', tickFormat: 'd', domain: [Math.min(...years) - 0.5, Math.max(...years) + 0.5], ticks: Math.min(10, Math.floor(widthOf(node) / 70)) },
-    y: { label: yLabel, tickFormat: money, grid: true, zero: true },
-    color: { domain: series.map((s) => s.name), range: series.map((s) => s.color), legend: series.length > 1 },
+  const lo = Math.min(...years), hi = Math.max(...years), width = widthOf(node);
+  node.replaceChildren(legendOf(series, caveats), Plot.plot({
+    width, height: 320, marginLeft: 64, marginRight: 20, marginTop: caveats.length ? 24 : 20,
+    x: { label: 'Fiscal year', tickFormat: 'd', domain: [lo - 0.5, hi + 0.5], ticks: yearTicks(lo, hi, width) },
+    y: { label: yLabel, tickFormat: money, grid: true, zero: true, nice: true },
+    color: { domain: series.map((s) => s.name), range: series.map((s) => s.color) },
     marks: [
       Plot.ruleY([0]),
+      Plot.ruleX(caveats, { x: 'year', stroke: '#8a6d00', strokeDasharray: '4 3', strokeWidth: 1.5, ariaDescription: 'caveat' }),
+      Plot.text(caveats, { x: 'year', frameAnchor: 'top', dy: -14, dx: 4, textAnchor: 'end', text: (c) => `FY${c.year}: codes changed`, fill: '#8a6d00', fontSize: 11, ariaDescription: 'caveat label' }),
       Plot.lineY(points, { x: 'year', y: 'value', z: 'series', stroke: 'series', strokeWidth: 2.5 }),
       Plot.dot(have, { x: 'year', y: 'value', fill: 'series', r: 5, tip: true, title: (d) => `${d.series}, FY${d.year}\n${moneyLong(d.value)} (${unit})` }),
     ],
   }));
 }
 
-/** The spending and revenue history of a government (all categories, summed over subtypes). */
+// The categories the Census leaves out of general expenditure: the government's utilities, liquor stores
+// and insurance trust systems. The API has no concept that drops them (its concepts split by subtype, these
+// are functions), so the general pair sums the total concept's categories without them.
+export const NOT_GENERAL = ['Electric Utilities', 'Gas Utilities', 'Transit Utilities', 'Water Utilities', 'Liquor Stores', 'Insurance Trust Benefits'];
+
+/**
+ * The two pairs the history compares, like with like. total: the Census's headline pair, total expenditure
+ * (expenditure_concept=total: direct + payments to other governments) beside total revenue
+ * (revenue_concept=total: general + utility + liquor store + insurance trust). general: general spending
+ * beside general revenue (revenue_concept=general).
+ */
+export const PAIRS = {
+  total: {
+    spending: { name: 'total spending', query: 'category=All%20Categories&expenditure_concept=total', keep: () => true },
+    revenue: { name: 'total revenue', query: 'category=All%20Categories&revenue_concept=total' },
+    says: 'Total spending (expenditure_concept=total): everything the government spent itself (operations, capital, public assistance, interest on debt, insurance trust benefits, and its utilities and liquor stores) plus what it paid to other governments. Total revenue (revenue_concept=total): general revenue (its taxes and charges, federal, state and local aid) plus its utility, liquor store and insurance trust revenue. The Census\'s headline pair: both lines hold the utilities.',
+    // Insurance trust revenue is in this pair only: its retirement seam is marked where the rows show it.
+    seam: true,
+  },
+  general: {
+    spending: { name: 'general spending', query: 'expenditure_concept=total', keep: (r) => !NOT_GENERAL.includes(r.category) },
+    revenue: { name: 'general revenue', query: 'category=All%20Categories&revenue_concept=general' },
+    says: `General spending: total spending without the government's utilities, liquor stores and insurance trust benefits. The API has no general-expenditure concept, so this line sums the expenditure_concept=total rows of every category but ${NOT_GENERAL.join(', ')}. General revenue (revenue_concept=general): its taxes and charges, federal, state and local aid, without utility, liquor store and insurance trust revenue.`,
+  },
+};
+
+/** Year → sum of the kept rows. */
+function keptSums(rows, field, keep) {
+  return sumByYear(rows.filter(keep), field);
+}
+
+/** The spending and revenue history of a government, as the pair view.pair names (summed over subtypes). */
 export async function drawHistory(panel, view, ctx) {
-  const q = `category=All%20Categories&adjust=${view.adjust}&per_capita=${view.scale === 'per_capita'}`;
+  const pair = PAIRS[view.pair] ?? PAIRS.total;
+  const q = `adjust=${view.adjust}&per_capita=${view.scale === 'per_capita'}`;
   const base = `/api/v1/governments/${view.govid}`;
-  const calls = { spending: `${base}/spending?${q}`, revenue: `${base}/revenue?${q}` };
+  const calls = { spending: `${base}/spending?${pair.spending.query}&${q}`, revenue: `${base}/revenue?${pair.revenue.query}&${q}` };
   const [s, r] = await Promise.all([getAll(calls.spending), getAll(calls.revenue)]);
   if (ctx.stale()) return;
   const field = amountField(view);
   const unit = unitLabel(view, s.meta.base_year);
+  const seam = pair.seam ? retirementSeam(r.data, field) : [];
   yearChart(panel.querySelector('.chart'), [
-    { name: 'spending', color: COLORS.spending, values: sumByYear(s.data, field) },
-    { name: 'revenue', color: COLORS.revenue, values: sumByYear(r.data, field) },
-  ], { years: ctx.years, yLabel: `US$ (${unit})`, unit, empty: 'No spending or revenue rows for this government in the published years.' });
-  panel.querySelector('.note').textContent = `Spending: all categories, ${s.meta.expenditure_concept ?? 'primary'} concept; revenue: all categories, ${r.meta.revenue_concept ?? 'general'} concept; each point sums the year's subtypes. Fiscal years ${ctx.holes} have no source data: gaps, not zeros.`;
+    { name: pair.spending.name, color: COLORS.spending, values: keptSums(s.data, field, pair.spending.keep) },
+    { name: pair.revenue.name, color: COLORS.revenue, values: sumByYear(r.data, field) },
+  ], { years: ctx.years, yLabel: `US$ (${unit})`, unit, empty: 'No spending or revenue rows for this government in the published years.', caveats: changeYears(seam) });
+  const caveats = [
+    seam.length ? `${caveatText(pair.revenue.name[0].toUpperCase() + pair.revenue.name.slice(1), seam)} The Census stopped collecting these employee-retirement codes after FY2016: a change of scope, not of the government.` : '',
+    // The API's own flag: some FY2011 categories hold only the intergovernmental leg (no direct rows in the corpus).
+    s.meta.expenditure_concept_direct_suppressed ? 'In some FY2011 categories the corpus holds only payments to other governments, no direct spending (the API\'s expenditure_concept_direct_suppressed): spending there is that leg alone.' : '',
+  ].filter(Boolean).join(' ');
+  panel.querySelector('.note').textContent = `${pair.says} Each point sums the year's subtypes. Fiscal years ${ctx.holes} have no source data: gaps, not zeros.${caveats ? ` ${caveats}` : ''}`;
   callLinks(panel.querySelector('.links'), [
     ['spending API call', calls.spending], ['revenue API call', calls.revenue],
     ['spending as CSV', `${calls.spending}&format=csv`], ['revenue as CSV', `${calls.revenue}&format=csv`],

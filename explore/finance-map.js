@@ -101,7 +101,11 @@ export async function drawMap(panel, view, ctx) {
   const outline = view.map ? topojson.feature(t, t.objects.state) : topojson.feature(t, t.objects.states);
   const unit = `${category} spending per resident, FY${year}, ${view.adjust === 'real' ? `real ${meta.base_year ?? ''} dollars` : 'nominal dollars'}`;
   const where = view.map ? (t.objects.state.geometries?.[0]?.properties?.name ?? postalOf.get(view.map)) : 'the nation';
-  panel.querySelector('.map-title').textContent = `${unit}: ${where}`;
+  // Whose spending: the rollup's layer is the governments of that layer alone (a state government's own
+  // spending, not its counties', cities' or towns'), which a reader would not guess from a map of states.
+  const whose = view.map ? 'County governments\' own' : 'State governments\' own';
+  const within = view.map ? 'each county government, not the cities, towns or school systems inside it' : 'each state government, not the local governments inside it';
+  panel.querySelector('.map-title').textContent = `${whose} ${unit}: ${where} (${within})`;
   const none = view.map ? 'no county government' : 'no state government';
   drawShapes(panel.querySelector('.chart'), features, outline, values, {
     unit, listed, none,

@@ -5,7 +5,7 @@
 // (the largest governments may have no peers): then a note says so.
 /* global Plot */
 import { callLinks, el, getAll, money, moneyLong, widthOf } from '/explore/format.js';
-import { unitLabel, withGaps } from '/explore/finance-history.js';
+import { unitLabel, withGaps, yearTicks } from '/explore/finance-history.js';
 
 function byYear(rows, role, subtype, field) {
   const m = new Map();
@@ -31,14 +31,15 @@ function plotPeers(node, rows, subtype, field, years, unit, name) {
   const width = widthOf(node);
   node.replaceChildren(Plot.plot({
     width, height: 340, marginLeft: 64, marginRight: 20,
-    x: { label: 'Fiscal year', tickFormat: 'd', domain: [Math.min(...years) - 0.5, Math.max(...years) + 0.5], ticks: Math.min(10, Math.floor(width / 70)) },
+    x: { label: 'Fiscal year', tickFormat: 'd', domain: [Math.min(...years) - 0.5, Math.max(...years) + 0.5], ticks: yearTicks(Math.min(...years), Math.max(...years), width) },
     y: { label: `US$ (${unit})`, tickFormat: money, grid: true, zero: true },
-    color: { domain: ['peer p25-p75', 'peer median', name], range: ['#c6dbef', '#08519c', '#d1495b'], legend: true },
+    // Every mark is keyed: the band, each peer's dot, the median and the government itself.
+    color: { domain: ['peer p25-p75', 'each peer', 'peer median', name], range: ['#c6dbef', '#9ecae1', '#08519c', '#d1495b'], legend: true },
     marks: [
       Plot.areaY(band, { x: 'year', y1: 'lo', y2: 'hi', fill: '#c6dbef', fillOpacity: 0.8, ariaDescription: 'peer band' }),
       // A year standing alone (FY2011 between no data and the gap) has no width for the area: its band is a bar.
       Plot.ruleX(band.filter((d) => d.lo !== null && d.hi !== null), { x: 'year', y1: 'lo', y2: 'hi', stroke: '#c6dbef', strokeWidth: 10, ariaDescription: 'peer band per year' }),
-      Plot.dot(peers, { x: 'year', y: field, r: 2, fill: '#9ecae1', title: (r) => `${r.gov_name}, FY${r.year}\n${moneyLong(r[field])} (${unit})`, tip: true }),
+      Plot.dot(peers, { x: 'year', y: field, r: 2, fill: () => 'each peer', title: (r) => `${r.gov_name}, FY${r.year}\n${moneyLong(r[field])} (${unit})`, tip: true }),
       Plot.lineY(lines, { x: 'year', y: 'value', z: 'series', stroke: (d) => d.series, strokeWidth: 2.5, ariaDescription: 'median and target lines' }),
       Plot.dot(lines.filter((d) => d.value !== null), { x: 'year', y: 'value', fill: 'series', r: 4.5, tip: true, title: (d) => `${d.series}, FY${d.year}\n${moneyLong(d.value)} (${unit})` }),
     ],

@@ -5,7 +5,7 @@
 export const TABS = ['history', 'breakdown', 'peers', 'map'];
 export const DEFAULTS = Object.freeze({
   govid: '', tab: 'history', adjust: 'nominal', scale: 'total',
-  year: '', category: 'Police', focus: '', subtype: 'operations', map: '',
+  year: '', category: 'Police', focus: '', subtype: 'operations', map: '', pair: 'total',
 });
 
 /** The view a query string describes; unknown or malformed values fall back to the defaults. */
@@ -19,6 +19,7 @@ export function readView(search = location.search) {
   if (!['total', 'per_capita'].includes(v.scale)) v.scale = DEFAULTS.scale;
   if (!/^\d{4}$/.test(v.year)) v.year = '';
   if (!/^\d{2}$/.test(v.map)) v.map = '';
+  if (!['total', 'general'].includes(v.pair)) v.pair = DEFAULTS.pair;
   return v;
 }
 

@@ -63,6 +63,7 @@ function frame(tab) {
     $(`panel-${t}`).hidden = t !== tab;
   }
   for (const label of document.querySelectorAll('.controls label')) label.hidden = !label.dataset.for.split(' ').includes(tab);
+  $('pair').value = view.pair;
   $('adjust').value = view.adjust;
   $('scale').value = view.scale;
   setOptions('year', site.years.map(String), view.year || String(site.latestYear));
@@ -115,7 +116,7 @@ async function boot() {
   view = normalised(view);
   writeView(view, true);
   setOptions('category', categories, view.category);
-  for (const id of ['adjust', 'scale', 'year', 'category', 'subtype']) $(id).addEventListener('change', () => change({ [id]: $(id).value }));
+  for (const id of ['pair', 'adjust', 'scale', 'year', 'category', 'subtype']) $(id).addEventListener('change', () => change({ [id]: $(id).value }));
   // The map opens on the government's own state (a state government sees the nation).
   const mapOf = () => (gov && gov.type_label !== 'state' && !view.map && postalOf.has(gov.fips_state) ? { map: gov.fips_state } : {});
   for (const t of Object.keys(DRAW)) $(`tab-${t}`).addEventListener('click', () => change({ tab: t, ...(t === 'map' ? mapOf() : {}) }));

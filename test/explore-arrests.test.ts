@@ -236,6 +236,34 @@ describe('school explorer in headless Chromium', () => {
     await page.close();
   });
 
+  it('opens on the API\'s default model and, as it covers one school year, says so beside the chart and offers the models fit on several years', async () => {
+    const [d] = await api<District>('/api/v1/districts?limit=1');
+    const def = models.find((m) => m.is_default)!;
+    expect(def.years_in_mirror.length).toBe(1); // the spec's default, unified_m2: 2021-22 only
+    const { page, problems } = await open(`?leaid=${d.leaid}`);
+    await painted(page, { leaid: d.leaid, model: def.model });
+    let v = await controls(page);
+    expect((await checkChart(page, v)).dots.length).toBe(1);
+    const note = page.locator('#years-note');
+    expect(await note.isVisible()).toBe(true);
+    expect(await note.locator('p').textContent()).toBe(`One column per series: ${def.model}, the API’s default model, is fit on ${def.years_in_mirror[0]} only, so it has no other school year to draw. For a trend over ${[...new Set(models.flatMap((m) => m.years_in_mirror))].sort().join(', ')}, pick a model fit on several years:`);
+    const family = def.model.split('_')[0];
+    const several = models.filter((m) => m.years_in_mirror.length > 1 && m.model.startsWith(`${family}_`));
+    expect(several.length).toBeGreaterThan(0);
+    expect(await note.locator('button').allTextContents()).toEqual(several.map((m) => m.model));
+    // One click: the chart spans the model's years (a dot per year with a median, read against the API), the note goes.
+    const to = several.find((m) => m.model === 'unified_m4') ?? several[0]!;
+    await note.locator('button', { hasText: to.model }).click();
+    await painted(page, { leaid: d.leaid, model: to.model });
+    v = await controls(page);
+    const chart = await checkChart(page, v);
+    expect(chart.dots.length).toBeGreaterThan(1);
+    expect(new Set(await page.$$eval('#chart g[aria-label="x-axis tick label"] text', (els) => els.map((e) => e.textContent)))).toEqual(new Set(to.years_in_mirror));
+    expect(await note.isVisible()).toBe(false);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it('maps the state\'s districts with a legend; a click on a dot picks that district', async () => {
     const [d] = await api<District>('/api/v1/districts?limit=1');
     const { page, problems } = await open(`?leaid=${d.leaid}`);
@@ -244,6 +272,11 @@ describe('school explorer in headless Chromium', () => {
     expect(await page.locator('#map g.map-dot circle, #map g.map-dot-none circle').count()).toBe(ofState.length);
     expect(await page.locator('#map').textContent()).toContain('Arrests per 1,000 students');
     expect(await page.locator('#map svg[class$="-ramp"]').count()).toBe(1);
+    // Every mark is keyed: the colour ramp (above), the hollow dots and the picked district's ring.
+    expect(await page.locator('#map g.map-picked circle').count()).toBe(1);
+    expect(await page.locator('#map-legend').textContent()).toContain('no estimate for this group');
+    expect(await page.locator('#map-legend').textContent()).toContain('the district picked');
+    expect(await page.locator('#map-note').textContent()).toContain('placed at a random point inside its state’s Census outline');
     // The page reads every page of a paged answer (a real state can hold more districts than a page): seven rows a page here.
     const paged = await page.evaluate(`import('/explore/arrests-api.js').then((m) => m.allRows('/api/v1/districts?state=${d.state}&limit=7')).then((r) => r.map((x) => x.leaid))`);
     expect(paged).toEqual(ofState.map((o) => o.leaid));

@@ -106,8 +106,8 @@ describe('finance explorer in headless Chromium', () => {
   });
 
   it('history: a dot per year with rows, no line across the missing years, units follow the controls, links answer', async () => {
-    const q = 'category=All%20Categories&adjust=nominal&per_capita=false';
-    const [s, r] = await Promise.all([api(`/api/v1/governments/${LA_CITY}/spending?${q}`), api(`/api/v1/governments/${LA_CITY}/revenue?${q}`)]);
+    const q = 'adjust=nominal&per_capita=false';
+    const [s, r] = await Promise.all([api(`/api/v1/governments/${LA_CITY}/spending?category=All%20Categories&expenditure_concept=total&${q}`), api(`/api/v1/governments/${LA_CITY}/revenue?category=All%20Categories&revenue_concept=total&${q}`)]);
     const years = (rows: any[]): number[] => [...new Set(rows.map((x) => x.year as number))];
     const { page, problems } = await open(`?govid=${LA_CITY}`);
     await keepScreenshot(page, 'explore-finance.png');
@@ -121,23 +121,6 @@ describe('finance explorer in headless Chromium', () => {
     }
     expect(await text(page, '#panel-history g[aria-label="y-axis label"]')).toContain('nominal dollars, total');
     expect(await page.$$eval('#panel-history g[aria-label="y-axis tick label"] text', (els) => els.map((e) => e.textContent))).toContain('$0');
-
-    // Hover: each dot's tip names its value in dollars, the year's rows summed over subtypes as the API answers them.
-    const sums = (rows: any[]) => { const m = new Map<number, number>(); for (const x of rows) if (x.amt_nominal !== null) m.set(x.year, (m.get(x.year) ?? 0) + x.amt_nominal); return m; };
-    const want = new Map([...[...sums(s.data)].map(([y, v]) => [`spending, FY${y}`, v] as const), ...[...sums(r.data)].map(([y, v]) => [`revenue, FY${y}`, v] as const)]);
-    const seen = new Map<string, number>();
-    for (const circle of await page.$$('#panel-history g[aria-label=dot] circle')) {
-      const b = (await circle.boundingBox())!;
-      await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2);
-      await page.waitForSelector('#panel-history g[aria-label=tip] text');
-      const tip = await text(page, '#panel-history g[aria-label=tip]');
-      expect(tip).toMatch(/\$[\d,.]+.*nominal dollars/s);
-      const m = /(spending|revenue), FY(\d{4}).*?\$([\d,]+)/s.exec(tip)!;
-      seen.set(`${m[1]}, FY${m[2]}`, Number(m[3]!.replaceAll(',', '')));
-      await page.mouse.move(1, 1);
-    }
-    expect([...seen.keys()].sort()).toEqual([...want.keys()].sort());
-    for (const [k, v] of want) expect(seen.get(k), k).toBe(Math.round(v));
 
     const hrefs = (): Promise<string[]> => page.$$eval('#panel-history .links a', (els) => els.map((e) => e.getAttribute('href') ?? ''));
     const before = await hrefs();
@@ -154,6 +137,106 @@ describe('finance explorer in headless Chromium', () => {
     await page.close();
   });
 
+  it('history compares like with like: total spending beside total revenue by default, general beside general by the control; the note says what each holds, the links are the calls drawn', async () => {
+    const q = 'adjust=nominal&per_capita=false';
+    const gov = `/api/v1/governments/${LA_CITY}`;
+    const sums = (rows: any[], keep: (x: any) => boolean = () => true) => { const m = new Map<number, number>(); for (const x of rows) if (x.amt_nominal !== null && keep(x)) m.set(x.year, (m.get(x.year) ?? 0) + x.amt_nominal); return m; };
+    // The Census's general expenditure leaves out utilities, liquor stores and insurance trust (a literal list here).
+    const notGeneral = new Set(['Electric Utilities', 'Gas Utilities', 'Transit Utilities', 'Water Utilities', 'Liquor Stores', 'Insurance Trust Benefits']);
+    const calls = {
+      total: [`${gov}/spending?category=All%20Categories&expenditure_concept=total&${q}`, `${gov}/revenue?category=All%20Categories&revenue_concept=total&${q}`],
+      general: [`${gov}/spending?expenditure_concept=total&${q}`, `${gov}/revenue?category=All%20Categories&revenue_concept=general&${q}`],
+    };
+    const [ts, tr, gs, gr] = await Promise.all([...calls.total, ...calls.general].map((c) => api(c)));
+    const want = {
+      total: new Map([...[...sums(ts.data)].map(([y, v]) => [`total spending, FY${y}`, v] as const), ...[...sums(tr.data)].map(([y, v]) => [`total revenue, FY${y}`, v] as const)]),
+      general: new Map([...[...sums(gs.data, (x) => !notGeneral.has(x.category))].map(([y, v]) => [`general spending, FY${y}`, v] as const), ...[...sums(gr.data)].map(([y, v]) => [`general revenue, FY${y}`, v] as const)]),
+    };
+    // The pairs differ (LA runs its own power and water): a page drawing one pair for the other fails.
+    expect(want.total.get('total revenue, FY2020')! - want.general.get('general revenue, FY2020')!).toBeGreaterThan(4e9);
+    const retirement = [...new Set(tr.data.filter((x: any) => x.year === 2011).flatMap((x: any) => x.codes_included.split(',')).filter((c: string) => ['X01', 'X02', 'X05', 'X08'].includes(c)))].sort() as string[];
+    expect(retirement.length).toBeGreaterThan(0);
+    expect(tr.data.filter((x: any) => x.year >= 2019).flatMap((x: any) => x.codes_included.split(',')).filter((c: string) => retirement.includes(c))).toEqual([]);
+    const { page, problems } = await open(`?govid=${LA_CITY}`);
+    /** Each dot's tip: series and year against the dollars it names. */
+    const tips = async (): Promise<Map<string, number>> => {
+      const seen = new Map<string, number>();
+      for (const circle of await page.$$('#panel-history g[aria-label=dot] circle')) {
+        const b = (await circle.boundingBox())!;
+        await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2);
+        await page.waitForSelector('#panel-history g[aria-label=tip] text');
+        const tip = await text(page, '#panel-history g[aria-label=tip]');
+        expect(tip).toMatch(/\$[\d,.]+.*nominal dollars/s);
+        const m = /((?:total|general) (?:spending|revenue)), FY(\d{4}).*?\$([\d,]+)/s.exec(tip)!;
+        seen.set(`${m[1]}, FY${m[2]}`, Number(m[3]!.replaceAll(',', '')));
+        await page.mouse.move(1, 1);
+      }
+      return seen;
+    };
+    const hrefs = (): Promise<string[]> => page.$$eval('#panel-history .links a', (els) => els.map((e) => e.getAttribute('href') ?? ''));
+    const legend = (): Promise<string> => text(page, '#panel-history .chart-legend');
+    for (const pair of ['total', 'general'] as const) {
+      if (pair === 'general') await act(page, () => page.selectOption('#pair', 'general'));
+      expect(await page.inputValue('#pair')).toBe(pair);
+      const seen = await tips();
+      expect([...seen.keys()].sort(), pair).toEqual([...want[pair].keys()].sort());
+      for (const [k, v] of want[pair]) expect(seen.get(k), k).toBe(Math.round(v));
+      expect((await hrefs()).slice(0, 2), pair).toEqual(calls[pair]);
+      expect(await legend()).toContain(`${pair} spending`);
+      expect(await legend()).toContain(`${pair} revenue`);
+      // The catalogued seam (spec: the employee-retirement codes X01, X02, X05, X08 of insurance trust stop after
+      // FY2016) is in total revenue only: marked at the first year without them, the codes named.
+      const rules = await count(page, '#panel-history g[aria-description=caveat] line');
+      if (pair === 'total') {
+        expect(rules).toBe(1);
+        expect(await text(page, '#panel-history g[aria-description="caveat label"]')).toBe('FY2019: codes changed');
+        expect(await text(page, '#panel-history .note')).toContain(`FY2019 insurance trust (employee retirement): ${retirement.join(', ')} went out (FY2011 summed ${retirement.join(', ')}; FY2019 none of them)`);
+      } else expect(rules).toBe(0);
+    }
+    expect(new URL(page.url()).searchParams.get('pair')).toBe('general');
+    const note = await text(page, '#panel-history .note');
+    expect(note).toContain('without the government\'s utilities, liquor stores and insurance trust');
+    expect(note).toContain('revenue_concept=general');
+    await act(page, () => page.goBack());
+    expect(await page.inputValue('#pair')).toBe('total');
+    expect(await text(page, '#panel-history .note')).toMatch(/Total spending .*utilities.* plus what it paid to other governments.*Total revenue .*utility, liquor store and insurance trust revenue/s);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('a series that changes meaning says so: Cook County\'s Health & Hospitals marks FY2019 and names the codes, in the chart and in the breakdown', async () => {
+    const found = await api('/api/v1/governments?q=cook&state=IL&type=county');
+    const cook = found.data.find((g: any) => g.gov_name === 'COOK COUNTY').canonical_govid;
+    const hh = await api(`/api/v1/governments/${cook}/spending?category=Health%20%26%20Hospitals&adjust=nominal&per_capita=false`);
+    const codes = (year: number) => hh.data.filter((x: any) => x.year === year && x.spend_subtype === 'operations').flatMap((x: any) => x.codes_included.split(','));
+    const came = codes(2019).filter((c: string) => !codes(2011).includes(c));
+    expect(came).toEqual(['E36']);
+    const { page, problems } = await open(`?govid=${cook}&tab=breakdown&year=2020&focus=Health%20%26%20Hospitals`);
+    // The chart: one dashed rule, labelled with its year, keyed in the legend.
+    expect(await count(page, '#panel-breakdown .focus g[aria-description=caveat] line')).toBe(1);
+    expect(await text(page, '#panel-breakdown .focus g[aria-description="caveat label"]')).toBe('FY2019: codes changed');
+    expect(await text(page, '#panel-breakdown .focus .chart-legend')).toContain('the codes summed change');
+    const caveat = await text(page, '#panel-breakdown .focus p.caveat');
+    expect(caveat).toContain(`FY2019 operations: ${came.join(', ')} came in (FY2011 summed ${codes(2011).join(', ')}; FY2019 ${codes(2019).join(', ')})`);
+    // The rule stands at the FY2019 tick.
+    const ruleX = await page.$eval('#panel-breakdown .focus g[aria-description=caveat] line', (e) => e.getBoundingClientRect().x);
+    const tick = await page.$$eval('#panel-breakdown .focus g[aria-label="x-axis tick label"] text', (els) => els.filter((e) => e.textContent === '2019').map((e) => { const b = e.getBoundingClientRect(); return b.x + b.width / 2; }));
+    expect(tick.length).toBe(1);
+    expect(Math.abs(ruleX - tick[0]!)).toBeLessThan(3);
+    // The breakdown: the bar's label is marked, and its note carries the same words.
+    const labels = await page.$$eval('#panel-breakdown .chart g[aria-label="y-axis tick label"] text', (els) => els.map((e) => e.textContent ?? ''));
+    expect(labels).toContain('Health & Hospitals †');
+    expect(await text(page, '#panel-breakdown .chart .chart-legend')).toContain('† the codes summed change between years');
+    expect(await text(page, '#panel-breakdown > .note')).toContain(`Health & Hospitals: the codes summed change, so the series changes meaning there, not only where the money did: FY2019 operations: ${came.join(', ')} came in`);
+    // A category whose codes hold is not marked: Police (its codes the same in every year with rows).
+    const police = await api(`/api/v1/governments/${cook}/spending?category=Police`);
+    const pc = (y: number) => police.data.filter((x: any) => x.year === y && x.spend_subtype === 'operations').map((x: any) => x.codes_included).join();
+    expect(pc(2011)).toBe(pc(2020));
+    expect(labels).toContain('Police');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it('breakdown: stacked bars of the API categories for a year; a click draws that category over the years', async () => {
     const s = await api(`/api/v1/governments/${LA_CITY}/spending?years=2020`);
     const categories = new Set(s.data.map((x: any) => x.category));
@@ -161,11 +244,12 @@ describe('finance explorer in headless Chromium', () => {
     expect(await count(page, '#panel-breakdown .chart g[aria-label=bar] rect')).toBeGreaterThan(3);
     const labels = await page.$$eval('#panel-breakdown .chart g[aria-label="y-axis tick label"] text', (els) => els.map((e) => e.textContent ?? ''));
     expect(labels.length).toBeGreaterThan(3);
-    for (const l of labels) expect(categories.has(l), l).toBe(true);
+    for (const l of labels) expect(categories.has(l.replace(/ †$/, '')), l).toBe(true);
     expect(await count(page, '#panel-breakdown .focus svg')).toBe(0);
     await act(page, () => page.click('#panel-breakdown .chart g[aria-label=bar] rect'));
     const focus = new URL(page.url()).searchParams.get('focus');
     expect(categories.has(focus)).toBe(true);
+    expect(await text(page, '#panel-breakdown .focus .chart-legend')).toContain(focus!);
     expect(await text(page, '#panel-breakdown .focus h3')).toContain(focus!);
     expect(await count(page, '#panel-breakdown .focus g[aria-label=dot] circle')).toBeGreaterThan(0);
     expect(problems).toEqual([]);
@@ -179,6 +263,12 @@ describe('finance explorer in headless Chromium', () => {
     expect(strokes).toContain('#08519c'); // the median
     expect(strokes).toContain('#d1495b'); // the government itself
     expect(await text(page, '#panel-peers .note')).toMatch(/\d+ of \d+ peers reported/);
+    // Every mark is in the legend: the band, each peer's dot (drawn in the legend's colour), the median, the government.
+    const legend = await page.$$eval('#panel-peers figure > div span, #panel-peers figure > div', (els) => els.map((e) => e.textContent ?? '').join('|'));
+    for (const key of ['peer p25-p75', 'each peer', 'peer median', 'NEW CASTLE COUNTY']) expect(legend, key).toContain(key);
+    const peerDot = await page.$eval('#panel-peers g[aria-label=dot] circle', (e) => e.getAttribute('fill'));
+    const swatches = await page.$$eval('#panel-peers figure svg[fill], #panel-peers figure svg rect', (els) => els.map((e) => e.getAttribute('fill')));
+    expect(swatches).toContain(peerDot);
     // The largest county has peers only once the window widens: drawn, and the note says which window.
     const la = await api('/api/v1/governments/061037123085/peer-comparison?category=Police');
     const laPage = await open('?govid=061037123085&tab=peers&category=Police');
@@ -228,6 +318,7 @@ describe('finance explorer in headless Chromium', () => {
     expect(await count(page, '#panel-map svg.map path.unit')).toBe(254);
     expect(await text(page, '#panel-map .map-legend')).toContain('did not report');
     expect(await text(page, '#panel-map .map-legend')).toContain('Police spending per resident');
+    expect(await text(page, '#panel-map .map-title')).toContain('County governments\' own Police spending per resident');
     expect(await text(page, '#panel-map .note')).toContain(`${reporting} of ${expected} county governments reported in 2020`);
     expect(await page.$$eval('#panel-map svg.map path.unit', (els) => els.filter((e) => e.getAttribute('fill') === 'url(#hatch)').length)).toBe(expected - reporting);
     expect(await text(page, '#panel-map .map-legend')).toContain('no county government');
@@ -264,6 +355,8 @@ describe('finance explorer in headless Chromium', () => {
     expect(await page.$eval('#panel-map svg.map path.unit[data-id="11"]', (e) => e.getAttribute('class'))).toBe('unit no-government');
     const states = await api('/api/v1/rollups?layer=state&category=Police&per_capita=true&years=2020');
     expect(await count(page, '#panel-map svg.map path.unit.no-report')).toBe(states.meta.n_units_expected - states.meta.n_units_reporting);
+    // The national map says whose spending it shows: each state government's own, not its local governments'.
+    expect(await text(page, '#panel-map .map-title')).toMatch(/^State governments' own Police spending per resident, FY2020, nominal dollars: the nation \(each state government, not the local governments inside it\)$/);
     expect(problems).toEqual([]);
     await page.close();
   });
@@ -354,6 +447,12 @@ describe('finance explorer in headless Chromium', () => {
       const widths = await page.$$eval(`#panel-${tab} svg[width]`, (els) => els.map((e) => Number(e.getAttribute('width'))));
       expect(widths.length, tab).toBeGreaterThan(0);
       expect(Math.max(...widths), tab).toBeLessThanOrEqual(390);
+      // The year axis keeps its first and last years at phone width (FY2011, the first published, and FY2020).
+      if (tab === 'history' || tab === 'peers') {
+        const ticks = await page.$$eval(`#panel-${tab} g[aria-label="x-axis tick label"] text`, (els) => els.map((e) => e.textContent));
+        expect(ticks, tab).toContain('2011');
+        expect(ticks, tab).toContain('2020');
+      }
       if (tab === 'history') await keepScreenshot(page, 'explore-finance-phone.png', true);
       if (tab === 'map') await keepScreenshot(page, 'explore-finance-phone-map.png', true);
     }

@@ -21,6 +21,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeParquetFile } from '../corpus/parquet-write.js';
 import { STATE_GEO } from '../geo/state-geography.js';
+import { pointInState } from '../geo/state-outline.js';
 import { STATE_BY_CODE } from '../geo/states.js';
 import { Progress } from '../progress.js';
 import { Rng } from '../random.js';
@@ -92,7 +93,7 @@ export function buildPopulation(o: GenerateOptions): { districts: District[]; ce
   const districts: District[] = [];
   const cells: Cell[] = [];
   for (const [st, count] of allocate(o.states, o.districts)) {
-    const info = STATE_BY_CODE.get(st)!, geo = STATE_GEO[st]!;
+    const info = STATE_BY_CODE.get(st)!;
     const sr = new Rng(o.seed, `state:${st}`);
     const stateEffect = 0.4 * sr.normal();
     const raceBase = [0.02 + 0.04 * sr.next(), 0.05 + 0.3 * sr.next(), 0.05 + 0.4 * sr.next(), 0];
@@ -102,10 +103,13 @@ export function buildPopulation(o: GenerateOptions): { districts: District[]; ce
       const leaid = `${info.fips}${String(next).padStart(5, '0')}`;
       next += 1 + (sr.u32() % 40);
       const r = new Rng(o.seed, `district:${leaid}`);
-      districts.push({
-        leaid, lea_name: districtName(r), state: st, state_name: info.name,
-        lat: Math.round((geo.lat + 1.6 * r.normal()) * 1e5) / 1e5, lon: Math.round((geo.lon + 2.2 * r.normal()) * 1e5) / 1e5,
-      });
+      const lea_name = districtName(r);
+      // The place is drawn inside the state's Census outline from its own stream (place:<leaid>). The two
+      // draws the old placement took (a normal scatter around the state's centroid, which left most
+      // districts outside their state) are still taken, so every later draw of this district's stream
+      // (size, race mix, district effect) and so every table but the coordinates stays as it was.
+      r.normal(); r.normal();
+      districts.push({ leaid, lea_name, state: st, state_name: info.name, ...pointInState(st, new Rng(o.seed, `place:${leaid}`)) });
       const size = Math.min(600_000, Math.max(40, Math.round(Math.exp(Math.log(2500) + 1.1 * r.normal()))));
       const shares = raceBase.map((b) => r.gamma(8 * b + 0.05));
       const total = shares.reduce((a, b) => a + b, 0);

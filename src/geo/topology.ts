@@ -5,8 +5,7 @@
 // topology: the state's outline and its counties, with only the arcs they use.
 
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { PROJECT_ROOT } from '../config.js';
+import { createRequire } from 'node:module';
 
 type Arc = number[][];
 interface Geometry { type: string; id?: string; properties?: Record<string, unknown>; arcs?: unknown }
@@ -19,9 +18,12 @@ export interface Topology {
   arcs: Arc[];
 }
 
-/** One of us-atlas's files, parsed. */
+/**
+ * One of us-atlas's files, parsed: found as Node finds the package (not through the server's config, so the
+ * generator's workers, which place districts inside these outlines, load no server module).
+ */
 export function atlas(name: 'states-10m.json' | 'counties-10m.json'): Topology {
-  return JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'node_modules', 'us-atlas', name), 'utf8')) as Topology;
+  return JSON.parse(readFileSync(createRequire(import.meta.url).resolve(`us-atlas/${name}`), 'utf8')) as Topology;
 }
 
 /** Every arc index a geometry's arcs field names (a negative index ~i is arc i reversed). */
