@@ -75,6 +75,8 @@ export interface RouteRequest<Ctx, Q = any> {
   /** The Range and If-Range headers as sent ('' when absent), for routes that serve files in byte ranges. */
   range: string;
   ifRange: string;
+  /** The If-None-Match header as sent ('' when absent), for routes that answer their own validators (bulk files). */
+  ifNoneMatch: string;
   signal: AbortSignal;
 }
 
@@ -132,7 +134,7 @@ interface RouteBase<Ctx> {
    * Tokens a request costs its client (rate-stage.ts) from its validated parameters: a bulk page by the rows
    * it asks, a file by the bytes it will send (its Range, If-Range, HEAD); 1 when absent.
    */
-  cost?(params: any, ctx: Ctx, req: { range: string; ifRange: string; method: string }): number;
+  cost?(params: any, ctx: Ctx, req: { range: string; ifRange: string; ifNoneMatch: string; method: string }): number;
   /** Example calls generated from the live corpus, for /examples and the docs. */
   examples?(ctx: Ctx): { description: string; path: string }[];
 }
