@@ -166,6 +166,13 @@ export interface RouteDecl<Ctx, PS extends ParamSpecs<Ctx>, QS extends ParamSpec
  * `defineRoute<FinanceCtx>()({ path, query: { n: nParam }, handle: (req) => ... req.params.n ... })`.
  */
 export const defineRoute = <Ctx>() =>
-  <PS extends ParamSpecs<Ctx> = {}, QS extends ParamSpecs<Ctx> = {}>(spec: RouteDecl<Ctx, PS, QS>): RouteSpec<Ctx, ParamsOf<PS, QS>> => spec;
+  <PS extends ParamSpecs<Ctx> = {}, QS extends ParamSpecs<Ctx> = {}>(spec: RouteDecl<Ctx, PS, QS>): RouteSpec<Ctx, ParamsOf<PS, QS>> => {
+    // The docs' Try it out (and every default-filled call) sends a parameter's example: a required one without
+    // an example would be a 400 from the docs themselves (issue 31: /draws' model). A table error, at load.
+    for (const [name, p] of Object.entries(spec.query ?? {}) as [string, ParamSpec<Ctx>][]) {
+      if (p.required === true && p.example === undefined) throw new Error(`route ${spec.path}: required parameter ${name} declares no example`);
+    }
+    return spec;
+  };
 
 export const envelopeReply = (envelope: Envelope, headers?: Record<string, string>): Reply => ({ kind: 'envelope', envelope, headers });
