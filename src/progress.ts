@@ -4,10 +4,10 @@
 export class Progress {
   private done = 0;
   private lastPct = -1;
-  private readonly t0 = performance.now();
   private readonly tty = process.stderr.isTTY === true;
 
-  constructor(private readonly label: string, private readonly total: number, private readonly quiet = false) {}
+  /** t0: when the work began (performance.now()), where that was before the total was known (the first page's count). */
+  constructor(private readonly label: string, private readonly total: number, private readonly quiet = false, private readonly t0 = performance.now()) {}
 
   tick(n = 1, note = ''): void {
     this.done += n;
@@ -24,7 +24,10 @@ export class Progress {
 
   finish(): number {
     const s = (performance.now() - this.t0) / 1000;
-    if (!this.quiet) process.stderr.write(`${this.tty ? '\n' : ''}${this.label}: done in ${s.toFixed(1)} s\n`);
+    if (!this.quiet) process.stderr.write(`${this.tty ? '\n' : ''}${this.label}: done in ${secondsText(s)}\n`);
     return s;
   }
 }
+
+/** Seconds as a person reads them: milliseconds shown under a second (a quick step is never "0.0 s"). */
+export const secondsText = (s: number): string => `${s.toFixed(s < 1 ? 3 : s < 100 ? 2 : 1)} s`;

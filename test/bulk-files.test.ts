@@ -166,6 +166,27 @@ describe('a file', () => {
     expect([part.status, part.headers.get('content-length'), part.headers.get('content-range')]).toEqual([206, '10', `bytes 10-19/${e.bytes}`]);
   });
 
+  it('revalidates by If-None-Match to a bodiless 304 with its ETag (GET and HEAD; *, lists, weak tags; before Range), and a tag of another file gets the file', async () => {
+    const e = entry('spending', 'csv.gz'), other = entry('revenue', 'parquet');
+    const tag = `"${e.sha256}"`;
+    for (const method of ['GET', 'HEAD']) {
+      for (const inm of [tag, 'W/' + tag, '*', `"0123", ${tag}`, `W/"${other.sha256}" ,W/${tag}`]) {
+        for (const extra of [{}, { range: 'bytes=0-9' }]) {
+          const res = await fetch(`${server.url}${e.url}`, { method, headers: { 'if-none-match': inm, ...extra } });
+          const body = (await res.arrayBuffer()).byteLength;
+          expect([res.status, res.headers.get('etag'), res.headers.get('cache-control'), body], `${method} ${inm} ${JSON.stringify(extra)}`)
+            .toEqual([304, tag, 'public, max-age=31536000, immutable', 0]);
+        }
+      }
+      for (const inm of [`"${other.sha256}"`, `"${e.sha256.slice(0, 16)}"`, e.sha256]) {
+        const res = await fetch(`${server.url}${e.url}`, { method, headers: { 'if-none-match': inm } });
+        expect([res.status, res.headers.get('content-length')], `${method} ${inm}`).toEqual([200, String(e.bytes)]);
+        if (method === 'GET') expect(sha(Buffer.from(await res.arrayBuffer()))).toBe(e.sha256);
+        else await res.arrayBuffer();
+      }
+    }
+  });
+
   it('is a 404 envelope by an unknown name; a name without its hash redirects to the current file', async () => {
     for (const name of ['spending-2020-0123456789abcdef.parquet', 'nope.parquet', `spending-${Math.max(...years)}-${'0'.repeat(16)}.csv.gz`]) {
       const res = await fetch(`${server.url}/api/v1/bulk/files/${name}`);

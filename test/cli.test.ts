@@ -199,6 +199,44 @@ describe('civicstream export', () => {
     expect(r.stderr).toContain(`export: ${total.toLocaleString('en-US')} rows`);
   }, 120_000);
 
+  it('reports each type\'s time and the whole export\'s, above zero and within the wall time the test measures (issue 31: "done in 0.0 s" for every type)', async () => {
+    const out = path.join(tmp, 'timed.csv');
+    const lines: [number, string][] = [];
+    const t0 = performance.now();
+    const code = await new Promise<number | null>((resolve) => {
+      const p = spawn(process.execPath, [CLI, 'export', '--data', V6, '--years', '2011-2020', '--out', out], { env: { ...process.env, WORKERS: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+      let buf = '';
+      p.stderr.on('data', (d) => {
+        const now = (performance.now() - t0) / 1000;
+        buf += d;
+        const parts = buf.split('\n');
+        buf = parts.pop()!;
+        for (const l of parts) lines.push([now, l]);
+      });
+      p.on('exit', resolve);
+    });
+    const wall = (performance.now() - t0) / 1000;
+    expect(code, lines.map((l) => l[1]).join('\n')).toBe(0);
+    const secs = (l: string): number => Number(/ in (\d+(?:\.\d+)?) s$/.exec(l)![1]);
+    // Each figure is rounded to the digits it shows: half a unit of its last digit either way.
+    const slack = (l: string): number => 0.5 * 10 ** -((/ in \d+(?:\.(\d+))? s$/.exec(l)![1] ?? '').length);
+    const typeLines = lines.filter(([, l]) => /^export \w+: done in /.test(l)).map(([, l]) => l);
+    const perType = typeLines.map(secs);
+    const rounding = [...typeLines, lines.find(([, l]) => l.startsWith('export: '))![1]].reduce((a, l) => a + slack(l), 0);
+    expect(perType).toHaveLength(4);
+    for (const s of perType) expect(s).toBeGreaterThan(0);
+    const last = lines.find(([, l]) => l.startsWith('export: '))!;
+    const total = secs(last[1]);
+    // The types run one after another inside the export, which runs inside the process the test timed.
+    const sum = perType.reduce((a, b) => a + b);
+    expect(sum).toBeLessThanOrEqual(total + rounding);
+    // ... and are most of it: each type's clock runs from its first page's request (its count) to its last page written.
+    expect(sum, `${perType.join(' + ')} of ${total}`).toBeGreaterThanOrEqual(0.8 * total);
+    expect(total - slack(last[1])).toBeLessThanOrEqual(wall);
+    // From the first line it printed (after the first page) to its last, the test saw at most the time it reports.
+    expect(last[0] - lines[0]![0]).toBeLessThanOrEqual(total + slack(last[1]) + 0.1);
+  }, 120_000);
+
   it('with no selection exports every government, type by type, under one header', async () => {
     const out = path.join(tmp, 'revenue.csv');
     const r = await cli(['export', '--data', V6, '--route', 'revenue', '--years', '2020', '--out', out]);

@@ -40,15 +40,39 @@ describe('deploy/k8s', () => {
   const env = cm.data as Record<string, string>;
   const portNamed = (name: string): number => c.ports.find((p: any) => p.name === name).containerPort;
 
-  it('probes: startup and liveness on /livez, readiness on /readyz, at the finance port the ConfigMap sets', () => {
+  it('probes: startup and liveness on /livez, readiness on /readyz, each asking both services at the ports the ConfigMap sets', () => {
     expect(env.FINANCE_PORT).toBe(String(portNamed('finance')));
     expect(env.ARRESTS_PORT).toBe(String(portNamed('arrests')));
-    expect([c.startupProbe.httpGet.path, c.livenessProbe.httpGet.path, c.readinessProbe.httpGet.path]).toEqual(['/livez', '/livez', '/readyz']);
-    for (const p of [c.startupProbe, c.livenessProbe, c.readinessProbe]) expect(portNamed(p.httpGet.port)).toBe(8080);
+    const asked = (p: any): string[] => {
+      // An exec probe of node fetching each service's port (from the env), all answers ok; an httpGet reaches one port only.
+      expect(p.httpGet, 'an httpGet probe reaches one service').toBeUndefined();
+      const script = p.exec.command.at(-1) as string;
+      expect(p.exec.command.slice(0, 2)).toEqual(['node', '-e']);
+      expect(script).toContain('rs.every(r=>r.ok)');
+      const ports = /\[([^\]]*)\]\.map\(p=>fetch\('http:\/\/127\.0\.0\.1:'\+p\+'(\/\w+)'\)/.exec(script);
+      expect(ports, script).not.toBeNull();
+      return [ports![2]!, ...ports![1]!.split(',').map((v) => String(env[v.replace('process.env.', '')] ?? v))];
+    };
+    expect(asked(c.startupProbe)).toEqual(['/livez', '8080', '8081']);
+    expect(asked(c.livenessProbe)).toEqual(['/livez', '8080', '8081']);
+    expect(asked(c.readinessProbe)).toEqual(['/readyz', '8080', '8081']);
     // The corpus load: minutes allowed before liveness counts, not the liveness probe's 30 s.
     expect(c.startupProbe.periodSeconds * c.startupProbe.failureThreshold).toBeGreaterThanOrEqual(120);
+    // Readiness turns within SHUTDOWN_DELAY_MS of a SIGTERM, before the sockets close.
+    expect(c.readinessProbe.periodSeconds * c.readinessProbe.failureThreshold * 1000).toBeLessThan(Number(env.SHUTDOWN_DELAY_MS));
     expect(c.envFrom[0].configMapRef.name).toBe(cm.metadata.name);
     expect(env.HOST).toBe('0.0.0.0');
+  });
+
+  it('runs the image the README builds and compose builds: civicstream:<package version>', () => {
+    const image = `civicstream:${JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version}`;
+    expect(c.image).toBe(image);
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const built = [...readme.matchAll(/^docker build -t (\S+) \.$/gm)].map((m) => m[1]);
+    const run = [...readme.matchAll(/^docker run .* (\S+)$/gm)].map((m) => m[1]);
+    expect([...built, ...run]).toEqual([image, image]);
+    const [compose] = docs('docker-compose.yml');
+    for (const [name, svc] of Object.entries(compose.services as Record<string, any>)) if (name.startsWith('replica-')) expect(svc.image, name).toBe(image);
   });
 
   it('the kubelet waits past SHUTDOWN_DELAY_MS + SHUTDOWN_GRACE_MS before its SIGKILL', () => {

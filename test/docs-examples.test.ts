@@ -31,17 +31,17 @@ interface OpenApi {
  * a required enumeration still empty then gets its first value. Every filled
  * field is sent.
  */
-function filled(p: Param): string | undefined {
-  const v = p.example ?? p.schema?.example ?? p.schema?.default ?? (p.required && p.schema?.enum?.length ? p.schema.enum[0] : undefined);
+function filled(p: Param, enumFallback = true): string | undefined {
+  const v = p.example ?? p.schema?.example ?? p.schema?.default ?? (enumFallback && p.required && p.schema?.enum?.length ? p.schema.enum[0] : undefined);
   return v === undefined ? undefined : String(v);
 }
 
 /** The request Try it out sends for an operation, as path and query. */
-function tryItOut(path: string, op: Operation): string {
+function tryItOut(path: string, op: Operation, enumFallback = true): string {
   let url = path;
   const query: string[] = [];
   for (const p of op.parameters) {
-    const v = filled(p);
+    const v = filled(p, enumFallback);
     if (p.in === 'path') {
       if (v === undefined) throw new Error(`${op.operationId}: path parameter ${p.name} has no example, so Try it out cannot be sent as filled in`);
       url = url.replace(`{${p.name}}`, encodeURIComponent(v));
@@ -74,6 +74,21 @@ for (const [service, base] of [['finance', financeUrl], ['arrests', arrestsUrl]]
         // An envelope answers rows (the documentation documents, /openapi.json an object): an example answering none shows nothing.
         if (typeof b === 'object' && b !== null && 'status' in b && 'data' in b && !Array.isArray(b.data)) failures.push(`${url}: data is not an array`);
         if (typeof b === 'object' && b !== null && Array.isArray(b.data) && b.data.length === 0) failures.push(`${url}: answers no rows`);
+      }
+      expect(failures).toEqual([]);
+    });
+
+    it('every required parameter of every route has an example (a required one offers no default), and the call filled with examples and defaults alone answers 2xx (issue 31: /draws had none for model)', async () => {
+      const failures: string[] = [];
+      for (const [path, item] of Object.entries(doc.paths)) {
+        for (const p of item.get.parameters) {
+          if (!(p.required || p.in === 'path')) continue;
+          if ((p.example ?? p.schema?.example) === undefined) failures.push(`${path}: required ${p.name} has no example`);
+          if (p.schema?.default !== undefined) failures.push(`${path}: required ${p.name} offers a default`);
+        }
+        const url = tryItOut(path, item.get, false);
+        const got = await get(url, undefined, base());
+        if (got.status < 200 || got.status > 299) failures.push(`${got.status} ${url}`);
       }
       expect(failures).toEqual([]);
     });

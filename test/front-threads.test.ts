@@ -74,6 +74,35 @@ describe('front threads', () => {
     expect(single.inline_jobs).toBe(0);
   });
 
+  it('/health gives the process\'s view over every front thread (process: the sums; threads: each thread\'s own), whichever thread answers', async () => {
+    const seen = new Map<number, any>();
+    for (let i = 0; i < 200 && seen.size < 3; i++) {
+      const h = await healthFresh(three.port);
+      seen.set(h.front_thread.thread_id, h);
+    }
+    expect(seen.size).toBe(3);
+    const ids = [...seen.keys()].sort();
+    // Each thread's own share, as it reports it when it answers: the process's are their sums.
+    const ownWorkers = [...seen.values()].reduce((n, h) => n + h.workers, 0);
+    const ownSlots = [...seen.values()].reduce((n, h) => n + h.csv_page_slots.total, 0);
+    expect(ownSlots).toBe(4);
+    for (const h of seen.values()) {
+      expect(h.process.threads).toBe(3);
+      expect(h.threads.map((t: any) => t.thread_id).sort()).toEqual(ids);
+      expect(h.process.workers).toBe(ownWorkers);
+      expect(h.process.csv_page_slots.total).toBe(4);
+      expect(h.process.requests_in_flight).toBeGreaterThanOrEqual(1);
+      const mine = h.threads.find((t: any) => t.thread_id === h.front_thread.thread_id);
+      expect([mine.workers, mine.csv_page_slots.total]).toEqual([h.workers, h.csv_page_slots.total]);
+      for (const k of ['workers', 'pool_jobs', 'inline_jobs', 'requests_in_flight', 'open_streams'] as const) {
+        expect(h.process[k], k).toBe(h.threads.reduce((n: number, t: any) => n + t[k], 0));
+      }
+    }
+    // One thread's view is the whole on a single thread.
+    const single = await healthFresh(one.port);
+    expect([single.process.threads, single.process.workers, single.threads.length]).toEqual([1, single.workers, 1]);
+  });
+
   it('a worker that dies costs its one request, even sent as a small job; the threads keep serving', async () => {
     for (const q of ['kind=exit', 'kind=exit&batched=true', 'kind=throw&batched=true']) {
       const got = await get(`/__faults__/worker?${q}`, undefined, three.url);

@@ -52,6 +52,18 @@ describe('README', () => {
     }
   }, 120_000);
 
+  it('every health path it names answers 200 on both services (issue 31: it named /health, a 404)', async () => {
+    const paths = [...readme.matchAll(/(?<![\w.])(\/[\w/-]*health\b)/g)].map((m) => m[1]!);
+    expect(paths.length).toBeGreaterThanOrEqual(5);
+    for (const p of new Set(paths)) {
+      for (const base of [financeUrl(), arrestsUrl()]) {
+        const res = await fetch(`${base}${p}`);
+        await res.arrayBuffer();
+        expect(res.status, `${base}${p}`).toBe(200);
+      }
+    }
+  });
+
   it('its offline commands run as written: the quick start export writes a CSV, query, export and verify succeed', async () => {
     // `npx civicstream` as in a clone: the built command, run where the README's relative paths resolve.
     writeFileSync(path.join(tmp, 'civicstream'), `#!/bin/sh\nexec node ${JSON.stringify(path.join(ROOT, 'dist/src/cli/main.js'))} "$@"\n`);

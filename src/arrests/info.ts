@@ -6,6 +6,7 @@ import type { ServiceDocs } from '../server/docs-text.js';
 import type { Landing } from '../server/pages/landing.js';
 import { openStreams } from '../server/lifecycle.js';
 import { processStats } from '../server/process-stats.js';
+import { processView } from '../server/thread-view.js';
 import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
 import type { ArrestsCtx } from './context.js';
 import { MODELS, partitionId, type SchoolYear } from './models.js';
@@ -85,6 +86,7 @@ export function health(req: RouteRequest<ArrestsCtx>): Reply {
     ...processStats(),
     open_streams: openStreams(),
     uptime_s: Math.round((Date.now() - ctx.startedAt) / 1000),
+    ...processView('arrests'),
   }]));
 }
 

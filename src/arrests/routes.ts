@@ -11,6 +11,7 @@ import { arrestsDocs, districts, draws, health, models, root } from './info.js';
 import { docRoutes } from '../server/doc-routes.js';
 import { opsRoutes } from '../server/ops-routes.js';
 import { intervalParam, leaidParam, modelParam, modelYearRule, raceParam, sexParam, stateParam, yearParam } from './params.js';
+import { DEFAULT_MODEL } from './models.js';
 
 type Route = RouteSpec<ArrestsCtx>;
 const route = defineRoute<ArrestsCtx>();
@@ -121,7 +122,7 @@ export const arrestsRoutes: Route[] = [
     id: 'draws', cacheable: true, path: `${V1}/draws`, tags: ['draws'], produces: 'envelope',
     summary: 'Where the draws are', description: 'The parquet shard of a model, year and state on the mirror, with DuckDB SQL returning exactly the selected draws. Draws are never returned inline.',
     query: {
-      model: required(modelParam, 'model is required for /draws.'), year: required(withExample(yearParam, '21-22'), 'year is required for /draws.'),
+      model: required(withExample(modelParam, DEFAULT_MODEL), 'model is required for /draws.'), year: required(withExample(yearParam, '21-22'), 'year is required for /draws.'),
       state: required(withExample(stateParam, DOC_STATE), 'state is required for /draws.'),
       race: raceParam, sex: sexParam, leaid: leaidParam,
     },

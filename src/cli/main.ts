@@ -19,6 +19,7 @@ import { csvPages, writeCsvPages } from './pages.js';
 import { bulkOf } from '../finance/bulk-set.js';
 import { prebuild } from '../finance/bulk-start.js';
 import { prebuiltDir } from '../finance/bulk-store.js';
+import { secondsText } from '../progress.js';
 
 interface Command {
   name: string;
@@ -99,8 +100,9 @@ const COMMANDS: Command[] = [
           : GOV_TYPES.map((type) => new Map([...params, ['type', type]]));
         const pages = csvPages(off.service, QUERY_ROUTES[route]!, selections, { label: 'export', fail: (m) => new CliError(m) });
         const fields = off.ctx.routes.find((r) => r.path === QUERY_ROUTES[route])!.rowFields ?? [];
+        const t0 = performance.now();
         const rows = format === 'csv' ? await writeCsvPages(pages, out) : await writeParquetPages(async () => (await pages.next()).value?.text ?? null, fields, out);
-        process.stderr.write(`export: ${rows.toLocaleString('en-US')} rows -> ${out}\n`);
+        process.stderr.write(`export: ${rows.toLocaleString('en-US')} rows -> ${out} in ${secondsText((performance.now() - t0) / 1000)}\n`);
       } finally {
         await off.close();
       }

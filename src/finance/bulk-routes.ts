@@ -11,7 +11,7 @@ import { apiError } from '../server/errors.js';
 import { defineRoute, envelopeReply, type Reply, type RouteRequest, type RouteSpec } from '../server/route-spec.js';
 import type { FinanceCtx } from './context.js';
 import { BULK_FILES_PATH, bulkOf } from './bulk-set.js';
-import { fileReply, pickRange } from './bulk-serve.js';
+import { fileReply, notModified, pickRange } from './bulk-serve.js';
 import type { BulkFileFormat, BulkTable } from './bulk-store.js';
 
 type Route = RouteSpec<FinanceCtx>;
@@ -84,15 +84,15 @@ export const bulkRoutes: Route[] = [
     pathParams: { name: fileNameParam }, query: {},
     // A file costs its client 1 token more per 10 MB it will send (rate-stage.ts): the range the answer honours
     // (a Range it cannot honour sends the whole file, and is charged so), nothing for HEAD.
-    cost: (p: { name: FileName }, ctx: FinanceCtx, r: { range: string; ifRange: string; method: string }) => {
+    cost: (p: { name: FileName }, ctx: FinanceCtx, r: { range: string; ifRange: string; ifNoneMatch: string; method: string }) => {
       const f = r.method === 'head' || p.name.hash === null ? undefined : bulkOf(ctx).lookup(p.name.name)?.file;
-      if (f === undefined || f === null) return 1;
+      if (f === undefined || f === null || notModified(r.ifNoneMatch, f.sha256)) return 1;
       const pick = pickRange(r.range, r.ifRange, `"${f.sha256}"`, f.bytes);
       const bytes = pick.kind === 'whole' ? f.bytes : pick.kind === 'part' ? pick.end - pick.start + 1 : 0;
       return 1 + Math.floor(bytes / BYTES_PER_TOKEN);
     },
     summary: 'One bulk file',
-    description: 'The file (application/vnd.apache.parquet or application/gzip), with Content-Length, ETag (its sha256), Cache-Control: public, max-age=31536000, immutable, and Content-Disposition. Range: bytes=a-b, a- or -n answers 206 with Content-Range; a range past the end 416; several ranges, or an If-Range that is not the ETag, the whole file (200). An unknown name is a 404.',
+    description: 'The file (application/vnd.apache.parquet or application/gzip), with Content-Length, ETag (its sha256), Cache-Control: public, max-age=31536000, immutable, and Content-Disposition. If-None-Match naming its ETag (weakly compared, a list, or *) answers 304 with the ETag and no body, before any Range; Range: bytes=a-b, a- or -n answers 206 with Content-Range; a range past the end 416; several ranges, or an If-Range that is not the ETag, the whole file (200). An unknown name is a 404.',
     handle: file,
   }),
 ];

@@ -6,6 +6,7 @@
 import { closeSync, constants, fstatSync, openSync, read } from 'node:fs';
 import { fail } from '../server/envelope.js';
 import { apiError } from '../server/errors.js';
+import { etagMatches } from '../server/freshness.js';
 import type { Reply } from '../server/route-spec.js';
 import { MEDIA_TYPES } from './bulk-store.js';
 import type { BulkEntry } from './bulk-set.js';
@@ -54,10 +55,18 @@ export function pickRange(range: string, ifRange: string, etag: string, size: nu
   return { kind: 'part', start, end: Math.min(end, size - 1) };
 }
 
-/** The answer to GET or HEAD of a ready file, with the request's Range and If-Range. */
-export function fileReply(e: BulkEntry, req: { range: string; ifRange: string; head: boolean }): Reply {
+/**
+ * Whether If-None-Match names this file (RFC 9110 13.1.2): *, or any entity tag of a list equal to its ETag by
+ * weak comparison (W/"<sha256>" matches). Evaluated before Range (RFC 9110 13.2.2): a match is a 304 for GET and HEAD.
+ */
+export const notModified = (ifNoneMatch: string, sha256: string): boolean => ifNoneMatch !== '' && etagMatches(ifNoneMatch, `"${sha256}"`);
+
+/** The answer to GET or HEAD of a ready file, with the request's If-None-Match, Range and If-Range. */
+export function fileReply(e: BulkEntry, req: { range: string; ifRange: string; ifNoneMatch: string; head: boolean }): Reply {
   const f = e.file!;
   const etag = `"${f.sha256}"`;
+  // A cache that holds this file revalidates to a bodiless 304 carrying the validators a 200 would (RFC 9110 15.4.5).
+  if (notModified(req.ifNoneMatch, f.sha256)) return { kind: 'body', status: 304, contentType: MEDIA_TYPES[f.format], body: '', headers: { ETag: etag, 'Cache-Control': IMMUTABLE } };
   const pick = pickRange(req.range, req.ifRange, etag, f.bytes);
   if (pick.kind === 'unsatisfiable') {
     const err = apiError('E_RANGE_NOT_SATISFIABLE', `Range ${req.range.slice(0, 80)} is not satisfiable: ${f.name} has ${f.bytes} bytes (offsets 0-${f.bytes - 1}).`);

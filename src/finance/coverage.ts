@@ -4,7 +4,7 @@
 import { apiError, type ApiError } from '../server/errors.js';
 import { enumParam } from '../server/params.js';
 import type { Catalog } from './catalog.js';
-import type { MoneyCount } from './plan.js';
+import { spanCovers, type MoneyCount } from './plan.js';
 import { yearsParam } from './params.js';
 
 export const isCensusYear = (y: number): boolean => y % 10 === 2 || y % 10 === 7;
@@ -70,7 +70,7 @@ export function expectedByRegistry(cat: Catalog, gids: readonly number[], yearsP
 
 /** Whether a government's registry lifespan (first_year to last_year) covers the year; no bound where the registry gives none. */
 export const lifespanCovers = (g: { first_year: number | null; last_year: number | null }, year: number): boolean =>
-  (g.first_year ?? -Infinity) <= year && year <= (g.last_year ?? Infinity);
+  spanCovers(g.first_year, g.last_year, year);
 
 /** A cohort's units whose lifespan covers each year, counted once per cohort (cohort.ts keeps one array per cohort) and year. */
 const lifespans = new WeakMap<readonly number[], Map<number, number>>();

@@ -6,6 +6,7 @@ import { threadId } from 'node:worker_threads';
 import { ok } from '../server/envelope.js';
 import { inFlight, openStreams } from '../server/lifecycle.js';
 import { processStats } from '../server/process-stats.js';
+import { processView } from '../server/thread-view.js';
 import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
 import type { FinanceCtx } from './context.js';
 import { ATTRIBUTION, runsText } from './docs.js';
@@ -48,6 +49,7 @@ export function health(req: RouteRequest<FinanceCtx>): Reply {
     csv_page_slots: { total: ctx.pages.total, free: ctx.pages.available, pages_in_slots: ctx.pages.leased, pulls_refused: ctx.pages.refused },
     requests_in_flight: inFlight(),
     uptime_s: Math.round((Date.now() - ctx.startedAt) / 1000),
+    ...processView('finance'),
   }]));
 }
 

@@ -68,11 +68,17 @@ export interface MoneyCount {
   outsideLifespan: number[];
 }
 
+/**
+ * The lifespan rule, the one copy: a registry lifespan first_year to last_year covers a year between them,
+ * inclusive; a bound the registry does not give (null, or 0 in the engine's arrays) does not limit it.
+ * Coverage's n_units_expected (coverage.ts) and complete=true's fill (workers/finance/money.ts) both ask it.
+ */
+export const spanCovers = (first: number | null, last: number | null, year: number): boolean =>
+  (!first || first <= year) && (!last || year <= last);
+
 /** Whether the registry lifespan of gid (0 = no bound) covers year. */
-export const inLifespan = (e: { govFirstYear: Uint16Array; govLastYear: Uint16Array }, gid: number, year: number): boolean => {
-  const a = e.govFirstYear[gid]!, b = e.govLastYear[gid]!;
-  return (a === 0 || a <= year) && (b === 0 || year <= b);
-};
+export const inLifespan = (e: { govFirstYear: Uint16Array; govLastYear: Uint16Array }, gid: number, year: number): boolean =>
+  spanCovers(e.govFirstYear[gid]!, e.govLastYear[gid]!, year);
 
 /** The coverage of a summary's [gid, years] presence, per plan.years index, as MoneyCount has it. */
 export function countOfSummary(e: { govFirstYear: Uint16Array; govLastYear: Uint16Array }, years: number[], total: number, s: Pick<MoneySummary, 'reporting' | 'yearsPresent'>): MoneyCount {

@@ -32,6 +32,9 @@ export function registerOps(name: string, routeIds: readonly string[], hooks: Op
 const NO_STORE = { 'Cache-Control': 'no-store' };
 const text = (status: number, body: string): Reply => ({ kind: 'body', status, contentType: 'text/plain; charset=utf-8', body, headers: NO_STORE });
 
+/** Service `name`'s own gauges on this thread (its pool and page slots), as its sampler writes them. */
+export const serviceSample = (name: string): ServiceSample => services.get(name)?.hooks.sample?.() ?? {};
+
 /** Why service `name` is not ready, or null. */
 export function notReady(name: string): string | null {
   return processNotReady() ?? services.get(name)?.hooks.notReady?.() ?? null;

@@ -14,7 +14,9 @@ export type WithDefault<S extends ParamSpec<any, any>, D> = undefined extends D 
 
 /** The spec, required: validation refuses a request without it, so its value is always present. */
 export function required<S extends ParamSpec<any, any>>(spec: S, message?: string): S & { required: true } {
-  return { ...spec, required: true, ...(message !== undefined ? { requiredMessage: message } : {}) };
+  // A required parameter has no default: the schema must not offer one (a client reading it would omit the parameter).
+  const { default: _d, ...schema } = spec.schema as Record<string, unknown>;
+  return { ...spec, schema, required: true, ...(message !== undefined ? { requiredMessage: message } : {}) };
 }
 
 /**

@@ -75,6 +75,8 @@ export interface RouteRequest<Ctx, Q = any> {
   /** The Range and If-Range headers as sent ('' when absent), for routes that serve files in byte ranges. */
   range: string;
   ifRange: string;
+  /** The If-None-Match header as sent ('' when absent), for routes that answer their own validators (bulk files). */
+  ifNoneMatch: string;
   signal: AbortSignal;
 }
 
@@ -132,7 +134,7 @@ interface RouteBase<Ctx> {
    * Tokens a request costs its client (rate-stage.ts) from its validated parameters: a bulk page by the rows
    * it asks, a file by the bytes it will send (its Range, If-Range, HEAD); 1 when absent.
    */
-  cost?(params: any, ctx: Ctx, req: { range: string; ifRange: string; method: string }): number;
+  cost?(params: any, ctx: Ctx, req: { range: string; ifRange: string; ifNoneMatch: string; method: string }): number;
   /** Example calls generated from the live corpus, for /examples and the docs. */
   examples?(ctx: Ctx): { description: string; path: string }[];
 }
@@ -164,6 +166,13 @@ export interface RouteDecl<Ctx, PS extends ParamSpecs<Ctx>, QS extends ParamSpec
  * `defineRoute<FinanceCtx>()({ path, query: { n: nParam }, handle: (req) => ... req.params.n ... })`.
  */
 export const defineRoute = <Ctx>() =>
-  <PS extends ParamSpecs<Ctx> = {}, QS extends ParamSpecs<Ctx> = {}>(spec: RouteDecl<Ctx, PS, QS>): RouteSpec<Ctx, ParamsOf<PS, QS>> => spec;
+  <PS extends ParamSpecs<Ctx> = {}, QS extends ParamSpecs<Ctx> = {}>(spec: RouteDecl<Ctx, PS, QS>): RouteSpec<Ctx, ParamsOf<PS, QS>> => {
+    // The docs' Try it out (and every default-filled call) sends a parameter's example: a required one without
+    // an example would be a 400 from the docs themselves (issue 31: /draws' model). A table error, at load.
+    for (const [name, p] of Object.entries(spec.query ?? {}) as [string, ParamSpec<Ctx>][]) {
+      if (p.required === true && p.example === undefined) throw new Error(`route ${spec.path}: required parameter ${name} declares no example`);
+    }
+    return spec;
+  };
 
 export const envelopeReply = (envelope: Envelope, headers?: Record<string, string>): Reply => ({ kind: 'envelope', envelope, headers });

@@ -17,6 +17,7 @@
 // one; Atomics (integers only) are not needed for one writer.
 
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { threadId } from 'node:worker_threads';
 
 /** The OpenTelemetry HTTP server duration buckets (seconds), as its semantic conventions advise. */
 export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10] as const;
@@ -33,7 +34,7 @@ export const ROUTE_UNMATCHED = -1;
 /** The scalar cells of a slot, in order. */
 export const SCALARS = [
   'inFlight', 'openStreams', 'poolWaiting', 'poolJobs', 'poolWorkers', 'poolCapacity', 'jobsInline', 'jobsPool', 'workerBusySeconds',
-  'slotsInUse', 'slotsTotal', 'loopP99', 'loopMean', 'loopMax', 'heapUsed', 'heapTotal', 'cacheHit', 'cacheMiss', 'refused429', 'refused503', 'refused504', 'live',
+  'slotsInUse', 'slotsTotal', 'loopP99', 'loopMean', 'loopMax', 'heapUsed', 'heapTotal', 'cacheHit', 'cacheMiss', 'refused429', 'refused503', 'refused504', 'live', 'threadId',
 ] as const;
 export type Scalar = (typeof SCALARS)[number];
 const AT = Object.fromEntries(SCALARS.map((s, i) => [s, i])) as Record<Scalar, number>;
@@ -117,6 +118,8 @@ export class Telemetry {
     this.cells = new Float64Array(board);
     this.base = slot * SLOT_CELLS;
     this.cells[this.base + AT.live] = 1;
+    // Which thread writes the slot: /health names each thread's figures by it (thread-view.ts).
+    this.cells[this.base + AT.threadId] = threadId;
   }
 
   /** A request ended: route index (or ROUTE_ASSET, ROUTE_UNMATCHED), method as uWS gives it, status (0: aborted), duration, body bytes sent. */

@@ -21,7 +21,7 @@
 // and row objects (money-rows.ts), completion (money-complete.ts), recipe
 // suggestions and suppressed legs (money-recipes.ts).
 
-import { fastPath, VS_CENSUS_ZERO, VS_NOT_REPORTED, type MoneyPlan, type MoneyResult } from '../../src/finance/plan.js';
+import { fastPath, inLifespan, VS_CENSUS_ZERO, VS_NOT_REPORTED, type MoneyPlan, type MoneyResult } from '../../src/finance/plan.js';
 import type { EngineCatalog } from '../../src/finance/engine-catalog.js';
 import type { FinanceView } from './corpus.js';
 import type { Cells } from './money-cells.js';
@@ -175,7 +175,9 @@ function rowsGroup(w: Walk, n: number, gi: number, yi: number, year: number, gov
   const rows = g >= 0 ? materialize(cells, n, gov, year, g, plan.complete) : [];
   if (g >= 0 && plan.igLeg && !plan.allCategories) flagSuppressed(x, rows, g, year, type, acc.suppressedRecipes);
   const reported = rows.length;
-  if (plan.complete) {
+  // Only a government expected that year is filled: one whose registry lifespan covers it, or that reported
+  // (coverage's n_units_expected, by the same rule), so filled rows never name a government that did not exist.
+  if (plan.complete && (reported > 0 || inLifespan(e, gov, year))) {
     // Not in that year's survey at all: its cells are not_reported even in a dense year (issue 22, item 2).
     // (A government with no group has no population either: where those are dropped, it is not listed.)
     if (g < 0 && !plan.dropNoPopulation && x.e.censusZeroYears.includes(year)) acc.notInSurvey.push(gov, year);

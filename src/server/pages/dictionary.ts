@@ -28,22 +28,28 @@ export function dictionaryHtml(title: string, service: string, synthetic: boolea
     return id;
   };
   const present = SECTIONS.filter(([s]) => rows.some((r) => r.section === s));
-  const toc = present.map(([s, h]) => `<li><a href="#${s}">${esc(h)}</a> (${rows.filter((r) => r.section === s).length})</li>`).join('');
+  // The contents: every section, kept in view on a wide screen (the page is long: some 25,000 px), and under each
+  // section heading an index of its entries (folded), so any entry is two clicks from anywhere.
+  const toc = present.map(([s, h]) => `<li><a href="#${s}">${esc(h)}</a> <span class="count">${rows.filter((r) => r.section === s).length}</span></li>`).join('');
   const body = present.map(([s, heading, intro]) => {
     const mine = rows.filter((r) => r.section === s);
+    const ids = mine.map((r) => anchor(s, r.name));
+    const index = `<details class="index"><summary>Index of the ${mine.length} ${esc(heading.toLowerCase())}</summary><ul>${mine.map((r, i) =>
+      `<li><a href="#${ids[i]}">${esc(r.name)}</a></li>`).join('')}</ul></details>`;
+    // The error table scrolls sideways in its own box on a narrow screen: a code is one unbroken word.
     const entries = s === 'error'
-      ? `<table class="errors"><thead><tr><th>Code</th><th>HTTP status</th><th>When</th></tr></thead><tbody>${mine.map((r) =>
-        `<tr id="${anchor(s, r.name)}"><td><code>${esc(r.name)}</code></td><td>${esc(r.type.replace(/^HTTP /, ''))}</td><td>${esc(r.description)}</td></tr>`).join('')}</tbody></table>`
-      : `<dl class="entries">${mine.map((r) => {
-        const id = anchor(s, r.name);
+      ? `<div class="table-scroll"><table class="errors"><thead><tr><th>Code</th><th>HTTP status</th><th>When</th></tr></thead><tbody>${mine.map((r, i) =>
+        `<tr id="${ids[i]}"><td><code>${esc(r.name)}</code></td><td>${esc(r.type.replace(/^HTTP /, ''))}</td><td>${esc(r.description)}</td></tr>`).join('')}</tbody></table></div>`
+      : `<dl class="entries">${mine.map((r, i) => {
+        const id = ids[i]!;
         return `<dt id="${id}"><a class="anchor" href="#${id}">#</a> <code>${esc(r.name)}</code> <span class="type">${esc(r.type)}</span></dt><dd><p>${esc(r.description)}</p>${routesText(r.routes)}</dd>`;
       }).join('')}</dl>`;
-    return `<section id="${s}"><h2>${esc(heading)}</h2><p>${esc(intro)}</p>${entries}</section>`;
+    return `<section id="${s}"><h2>${esc(heading)}</h2><p>${esc(intro)}</p>${index}${entries}</section>`;
   }).join('\n');
   return htmlPage({
     title: `Data dictionary: ${title}`,
     service,
     synthetic,
-    main: `<h1>Data dictionary</h1><p class="lead">${esc(title)}. The same entries as JSON: <a href="/api/v1/data-dictionary?format=json"><code>/api/v1/data-dictionary?format=json</code></a> (or any client that does not ask for HTML).</p><nav class="toc"><ul>${toc}</ul></nav>\n${body}`,
+    main: `<h1>Data dictionary</h1><p class="lead">${esc(title)}. The same entries as JSON: <a href="/api/v1/data-dictionary?format=json"><code>/api/v1/data-dictionary?format=json</code></a> (or any client that does not ask for HTML).</p><nav class="toc" aria-label="Contents"><span class="toc-title">Contents</span><ul>${toc}</ul></nav>\n${body}`,
   });
 }
