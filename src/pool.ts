@@ -238,3 +238,8 @@ export class Pool implements JobRunner {
     return this.piscina.close({ force: true });
   }
 }
+
+
+// The short-lived pools (a build's, a generator's) are typed the same way, in a module of their own that loads
+// nothing of the server: the finance generator's worker entry loads src/finance/generate.ts, which starts one.
+export { TaskPool } from './task-pool.js';

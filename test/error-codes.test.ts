@@ -2,7 +2,10 @@
 // has a request here that triggers it, and the answer carries the catalog's
 // status and the code in meta.error_code. The table is checked against the
 // catalog, so a new code without a row fails, and so does a code renamed
-// where it is thrown (E_GOVID_FORMAT answered as E_BAD_VALUE, say).
+// where it is thrown (E_GOVID_FORMAT answered as E_BAD_VALUE, say). The
+// expected status and headers are written here as literals, not read from the
+// catalog under test: a status changed in the catalog fails here, and so does
+// a header the catalog promises (Allow, Retry-After) that the answer lacks.
 
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -90,6 +93,34 @@ const ROWS: Record<string, Row> = {
   },
 };
 
+/** What each code's answer must carry: its HTTP status, and the headers it must have (a string: that value; a RegExp: a value matching it). */
+const EXPECTED: Record<string, { status: number; headers?: Record<string, string | RegExp> }> = {
+  E_NOT_FOUND: { status: 404 },
+  E_METHOD: { status: 405, headers: { Allow: 'GET, HEAD, OPTIONS' } },
+  E_UNKNOWN_KEY: { status: 400 },
+  E_REPEATED_KEY: { status: 400 },
+  E_BAD_QUERY: { status: 400 },
+  E_BAD_VALUE: { status: 400 },
+  E_MISSING: { status: 400 },
+  E_LIMIT_CAP: { status: 400 },
+  E_GOVID_FORMAT: { status: 400 },
+  E_GOVID_UNKNOWN: { status: 400 },
+  E_YEAR_FORMAT: { status: 400 },
+  E_YEAR_RANGE: { status: 400 },
+  E_YEAR_HOLE: { status: 400 },
+  E_YEAR_EMPTY_RANGE: { status: 400 },
+  E_CONFLICT: { status: 400 },
+  E_NOT_IN_CORPUS: { status: 400 },
+  E_NOT_ACCEPTABLE: { status: 406 },
+  E_RANGE_NOT_SATISFIABLE: { status: 416, headers: { 'Content-Range': /^bytes \*\/\d+$/ } },
+  E_URI_TOO_LONG: { status: 414 },
+  E_HEADERS_TOO_LARGE: { status: 431 },
+  E_RATE_LIMITED: { status: 429, headers: { 'Retry-After': /^[1-9]\d*$/, 'RateLimit-Policy': /\S/ } },
+  E_BUSY: { status: 503, headers: { 'Retry-After': '1' } },
+  E_TIMEOUT: { status: 504 },
+  E_INTERNAL: { status: 500 },
+};
+
 describe('error codes: one request per code of the catalog', () => {
   const servers = {} as Servers;
   beforeAll(async () => {
@@ -102,17 +133,31 @@ describe('error codes: one request per code of the catalog', () => {
     await Promise.all([servers.faults?.stop(), servers.legacy?.stop()]);
   });
 
-  it('every code of the catalog has a row, and every row a code of the catalog', () => {
+  it('every code of the catalog has a row and an expected answer, and every row a code of the catalog', () => {
     expect(Object.keys(ROWS).sort()).toEqual(Object.keys(ERROR_CATALOG).sort());
+    expect(Object.keys(EXPECTED).sort()).toEqual(Object.keys(ERROR_CATALOG).sort());
   });
 
-  for (const [code, entry] of Object.entries(ERROR_CATALOG)) {
-    it(`${code}: HTTP ${entry.status}, meta.error_code ${code}`, async () => {
+  it('the catalog (which the docs publish) says what the answers carry: its statuses and headers are the expected ones', () => {
+    for (const [code, entry] of Object.entries(ERROR_CATALOG)) {
+      expect(entry.status, code).toBe(EXPECTED[code]!.status);
+      for (const [name, value] of Object.entries('headers' in entry ? entry.headers : {})) expect(EXPECTED[code]!.headers?.[name], `${code} ${name}`).toBe(value);
+    }
+  });
+
+  for (const code of Object.keys(ERROR_CATALOG)) {
+    const want = EXPECTED[code]!;
+    it(`${code}: HTTP ${want.status}, meta.error_code ${code}${want.headers ? `, ${Object.keys(want.headers).join(', ')}` : ''}`, async () => {
       const row = ROWS[code];
       if (!row) throw new Error(`no request in ROWS triggers ${code}: add one`);
       const got = await row(servers);
-      expectErrorEnvelope(got, entry.status);
+      expectErrorEnvelope(got, want.status);
       expect(got.body.meta.error_code).toBe(code);
+      for (const [name, value] of Object.entries(want.headers ?? {})) {
+        const sent = got.headers.get(name);
+        if (typeof value === 'string') expect(sent, `${code} ${name}`).toBe(value);
+        else expect(sent ?? '', `${code} ${name}`).toMatch(value);
+      }
     });
   }
 });

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropAfter, dropAfterBytes, get } from './helpers/http.js';
 import { startServer, type Running } from './helpers/server.js';
+import { heldReaders } from './helpers/held-readers.js';
 
 const PULL = '/api/v1/spending?type=city&years=2011-2020&format=csv';
 /** Accept-Encoding of the dropped pulls in turn: none, gzip, br. */
@@ -25,10 +26,47 @@ const health = async () => (await get('/api/v1/health', undefined, s.url)).body.
 // The queue bound is lifted: this server tests memory under held streams, not overload (overload.test.ts does).
 // One front thread, so /health counts every stream of the test (each front thread counts its own).
 // No response cache: a compressed page streamed whole would be kept and its repeats served without a compressor (kept-streams.test.ts).
-beforeAll(async () => { s = await startServer({ WORKERS: '2', POOL_QUEUE: '1000', FRONT_THREADS: '1', CSV_PAGE_SLOTS: String(SLOTS), RESPONSE_CACHE_MB: '0' }); });
+// CIVICSTREAM_FAULTS: the test hook /__faults__/streams, what the stream pumps wrote.
+beforeAll(async () => { s = await startServer({ WORKERS: '2', POOL_QUEUE: '1000', FRONT_THREADS: '1', CSV_PAGE_SLOTS: String(SLOTS), RESPONSE_CACHE_MB: '0', CIVICSTREAM_FAULTS: '1' }); });
 afterAll(async () => { await s?.stop(); });
 
 describe('CSV backpressure', () => {
+  it('a pump stops writing while its client does not read, short of the body, and writes the rest as the client reads', async () => {
+    // Wide rows (identity, per capita, real dollars): a body well past what the kernel's socket buffers hold.
+    const wide = `${PULL}&identity=true&per_capita=true&adjust=real`;
+    const whole = await get(wide, undefined, s.url);
+    expect(whole.status).toBe(200);
+    const body = Buffer.byteLength(whole.text);
+    const written = async (): Promise<{ open_streams: number; stream_bytes_written: number }> => (await get('/__faults__/streams', undefined, s.url)).body.data[0];
+    const w0 = await written();
+    expect(w0.open_streams).toBe(0);
+    // One reader with a 4 KB receive window that reads the answer's first bytes, then nothing.
+    const held = await heldReaders(s.port, wide, 1);
+    try {
+      await new Promise((r) => setTimeout(r, 1000));
+      const w1 = await written();
+      await new Promise((r) => setTimeout(r, 1000));
+      const w2 = await written();
+      expect(w1.open_streams).toBe(1);
+      // Stopped: not a byte more in a second, and what went is what the socket buffers took (the send buffer grows
+      // to tcp_wmem's 4 MB at most here; 2.8 MB seen), short of the body (8 MB). A pump ignoring write()'s false
+      // hands uWS the whole body at once.
+      expect(w2.stream_bytes_written).toBe(w1.stream_bytes_written);
+      const inFlight = w1.stream_bytes_written - w0.stream_bytes_written;
+      console.log(`held: ${inFlight} of ${body} body bytes handed to the socket`);
+      expect(inFlight).toBeGreaterThan(0);
+      expect(inFlight).toBeLessThan(body * 0.75);
+      // Read on: the whole body, and the pump wrote exactly it.
+      const [got] = await held.readAll();
+      expect(got).toMatchObject({ status: 200, rows: 50_000, ends_with_crlf: true });
+      const w3 = await written();
+      expect(w3.stream_bytes_written - w0.stream_bytes_written).toBe(body);
+      expect(w3.open_streams).toBe(0);
+    } finally {
+      held.stop();
+    }
+  });
+
   // Compressed, this page is about 650 KB, which the kernel's send buffer (up to 4 MB here) takes whole: such a
   // stream ends at once and gives its slot back, so which readers get a slot is not fixed. What holds either way:
   // at most SLOTS streams, each compressed one holding one compressor, bounded memory, and everything freed.

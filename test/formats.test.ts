@@ -21,6 +21,15 @@ const services = () => [
   arrestsService(arrests, readConfig(process.env)),
 ];
 
+/** The media types, written here (not read from the registry under test): what clients and OpenAPI see. */
+const MEDIA: Record<string, { sent: string; openapi: string }> = {
+  json: { sent: 'application/json; charset=utf-8', openapi: 'application/json' },
+  csv: { sent: 'text/csv; charset=utf-8', openapi: 'text/csv' },
+  arrow: { sent: 'application/vnd.apache.arrow.stream', openapi: 'application/vnd.apache.arrow.stream' },
+  parquet: { sent: 'application/vnd.apache.parquet', openapi: 'application/vnd.apache.parquet' },
+  html: { sent: 'text/html; charset=utf-8', openapi: 'text/html' },
+};
+
 type Doc = { paths: Record<string, { get: { parameters: { name: string; schema: { enum?: string[] } }[]; responses: { '200': { content: Record<string, unknown> } } } }> };
 
 describe('formats: declared per route, listed in OpenAPI, sent by the render stage', () => {
@@ -32,7 +41,7 @@ describe('formats: declared per route, listed in OpenAPI, sent by the render sta
         if (route.produces !== 'envelope') continue;
         const formats = route.formats ?? ['json'];
         const op = doc.paths[route.path]!.get;
-        expect(Object.keys(op.responses['200'].content).sort(), route.path).toEqual(formats.map((f) => FORMATS[f].openapiType).sort());
+        expect(Object.keys(op.responses['200'].content).sort(), route.path).toEqual(formats.map((f) => MEDIA[f]!.openapi).sort());
         const param = op.parameters.find((p) => p.name === 'format');
         if (formats.length > 1) expect(param?.schema.enum, route.path).toEqual([...formats]);
         else expect(param, route.path).toBeUndefined();
@@ -51,8 +60,10 @@ describe('formats: declared per route, listed in OpenAPI, sent by the render sta
     for (const f of ['csv', 'arrow', 'parquet'] as const) {
       const r = await inject(finance!, `/api/v1/spending?state=NH&type=city&format=${f}&limit=2`);
       expect(r.status).toBe(200);
-      expect(r.headers['content-type']).toBe(FORMATS[f].mediaType);
+      expect(r.headers['content-type']).toBe(MEDIA[f]!.sent);
     }
+    const json = await inject(finance!, '/api/v1/spending?state=NH&type=city&limit=2');
+    expect(json.headers['content-type']).toBe(MEDIA.json!.sent);
   });
 
   it('a route that streams a format it does not declare is a 500 naming the request, and the stream is given back', async () => {
@@ -74,6 +85,10 @@ describe('formats: declared per route, listed in OpenAPI, sent by the render sta
     }
     expect(released).toBe(1);
     expect(String(errors[0])).toContain('does not declare');
+  });
+
+  it('the registry holds exactly these formats and media types', () => {
+    expect(Object.fromEntries(Object.entries(FORMATS).map(([f, x]) => [f, { sent: x.mediaType, openapi: x.openapiType }]))).toEqual(MEDIA);
   });
 
   it('formatParam: the values in order, the first the default, the text from the registry', () => {

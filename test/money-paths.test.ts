@@ -12,7 +12,7 @@ import { planOf } from '../dist/src/finance/money.js';
 import type { MoneyRoute } from '../dist/src/finance/money-table.js';
 import type { MoneyPlan, MoneyResult } from '../dist/src/finance/plan.js';
 import { attachFinance } from '../dist/workers/finance/corpus.js';
-import { countable, countOfSummary } from '../dist/src/finance/plan.js';
+import { countable, countOfSummary, ROW_AGGREGATE } from '../dist/src/finance/plan.js';
 import { fastCapable, money, moneyVia } from '../dist/workers/finance/money.js';
 import { countRows } from '../dist/workers/finance/money-count.js';
 import { useFixtureCtx, type FixtureCtx } from './helpers/fixture-ctx.js';
@@ -138,6 +138,57 @@ describe('the money job down its fast and materialized paths', () => {
     // the filled-in years of complete=true, which the fast path cannot run.
     for (const k of ['rows', 'total', 'yearsPresent', 'categoriesFound', 'categoriesMissing', 'codesObserved', 'aggregateYears', 'naRows', 'rowsRead', 'suggestions',
       'popYears', 'popCounts', 'balanceSubtypes', 'govsWithoutRows', 'inconsistentGovs', 'reporting', 'peerCells']) {
+      expect(seen[k] ?? 0, k).toBeGreaterThan(0);
+    }
+  }, 120_000);
+
+  it('gives, down either path, the summary a naive oracle computes from the whole query\'s rows', () => {
+    // The two paths share one accumulator (SummaryAcc), so comparing them cannot catch its faults: here each
+    // field is recomputed as plain sets over the rows of plans whose one page holds every row (no subtype
+    // filter, completion, peers or dropped populations: then the rows are exactly what the summary saw).
+    const ctx = fixture();
+    const view = attachFinance(ctx.columns);
+    let checked = 0;
+    const seen: Record<string, number> = {};
+    fc.assert(fc.property(queries(ctx), (q) => {
+      const plan = { ...planFrom(ctx, { ...q, subtype: null, complete: false, peer: false, dropNoPopulation: false }), offset: 0, limit: 100_000 };
+      for (const path of ['materialized', 'fast'] as const) {
+        if (path === 'fast' && !fastCapable(plan)) continue;
+        const { rows: r, summary: s, total } = moneyVia(view, ctx.engine, plan, path);
+        expect(r.n, 'one page holds every row').toBe(total);
+        const idx = Array.from({ length: r.n }, (_, i) => i);
+        const yearsOf = (keep: (i: number) => boolean): number[] => [...new Set(idx.filter(keep).map((i) => r.year[i]!))].sort((a, b) => a - b);
+        const present = yearsOf(() => true);
+        const cats = [...new Set(idx.map((i) => r.cat[i]!).filter((c) => c >= 0))];
+        const govs = [...new Set(idx.map((i) => r.gov[i]!))];
+        const want = {
+          yearsPresent: govs.map((g) => [g, yearsOf((i) => r.gov[i] === g)]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+          categoriesFound: [...cats].sort((a, b) => a - b),
+          categoriesMissing: cats.map((c) => [c, present.filter((y) => !yearsOf((i) => r.cat[i] === c).includes(y))]).filter(([, ys]) => (ys as number[]).length > 0)
+            .sort((a, b) => (a[0] as number) - (b[0] as number)),
+          codesObserved: [...new Set(Array.from(r.codes))].sort((a, b) => a - b),
+          aggregateYears: yearsOf((i) => (r.flags[i]! & ROW_AGGREGATE) !== 0),
+          reporting: plan.years.map((y) => new Set(idx.filter((i) => r.year[i] === y).map((i) => r.gov[i])).size),
+          popCounts: { census_f33: idx.filter((i) => r.pop[i]! > 0).length, unavailable: idx.filter((i) => !(r.pop[i]! > 0)).length },
+          govsWithoutRows: [...new Set(plan.govs)].filter((g) => !govs.includes(g) && !s.inconsistentGovs.includes(g)).sort((a, b) => a - b),
+        };
+        const got = {
+          yearsPresent: [...s.yearsPresent].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+          categoriesFound: [...s.categoriesFound].sort((a, b) => a - b),
+          categoriesMissing: [...s.categoriesMissing].sort((a, b) => a[0] - b[0]),
+          codesObserved: s.codesObserved,
+          aggregateYears: s.aggregateYears,
+          reporting: s.reporting,
+          popCounts: s.popCounts,
+          govsWithoutRows: [...s.govsWithoutRows].sort((a, b) => a - b),
+        };
+        expect(got, `${path} ${JSON.stringify(q)}`).toEqual(want);
+        for (const [k, v] of Object.entries(want)) if (nonEmpty(k, v)) seen[k] = (seen[k] ?? 0) + 1;
+        checked++;
+      }
+    }), { numRuns: 600 });
+    expect(checked).toBeGreaterThan(600);
+    for (const k of ['yearsPresent', 'categoriesFound', 'categoriesMissing', 'codesObserved', 'aggregateYears', 'reporting', 'popCounts', 'govsWithoutRows']) {
       expect(seen[k] ?? 0, k).toBeGreaterThan(0);
     }
   }, 120_000);

@@ -2,7 +2,9 @@
 // id, two or three codes by their ids, integers as digits) against the plain
 // reading of the same column: every CSV cell must be the bytes of
 // csvField(get(i)) and every JSON cell JSON.stringify(get(i)), for random
-// result rows over the fixture's catalog.
+// result rows over the fixture's catalog. Those readings are the table's own
+// key functions; the rows they give are checked apart, against a naive
+// rewrite of each field from the catalog (the last test).
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -95,5 +97,52 @@ describe('money table cells', () => {
       const expected = [t.names.map(csvField).join(','), ...Array.from({ length: t.n }, (_, i) => t.get.map((g) => csvField(g(i))).join(','))].join('\r\n');
       expect(body).toBe(`${expected}\r\n`);
     }), { numRuns: 150 });
+  });
+
+  it('hold, row by row, what a naive rewrite of each field from the catalog gives (not the table\'s key functions)', () => {
+    const ctx = fixture();
+    const { catalog, engine } = ctx;
+    const nCodes = catalog.codes.length;
+    const row = fc.record({
+      year: fc.constantFrom(...catalog.years),
+      gov: fc.integer({ min: 0, max: catalog.governments.length - 1 }),
+      flow: fc.constantFrom(1, 2),
+      cat: fc.integer({ min: -2, max: engine.categories.length - 1 }),
+      sub: fc.integer({ min: 0, max: engine.subtypes.length - 1 }),
+      amt: fc.oneof(fc.integer({ min: -3e9, max: 3e9 }), fc.constant(Number.NaN)),
+      flags: fc.integer({ min: 0, max: 3 }),
+      vs: fc.integer({ min: 0, max: 3 }),
+      pop: fc.oneof(fc.constant(-1), fc.constant(0), fc.integer({ min: 1, max: 40_000_000 })),
+      codes: fc.uniqueArray(fc.oneof(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: nCodes - 1 })), { minLength: 1, maxLength: 5 }),
+    });
+    const VS = ['reported', 'reported', 'census_zero', 'not_reported'];
+    fc.assert(fc.property(fc.array(row, { maxLength: 30 }), fc.boolean(), fc.boolean(), fc.option(fc.integer({ min: 0, max: catalog.recipes.length - 1 }), { nil: undefined }),
+      (drawn, perCapita, complete, recipe) => {
+        const rows = recipe === undefined ? drawn.map((a) => (a.cat === -2 ? { ...a, cat: -1 } : a)) : drawn;
+        const t = moneyTable(ctx, routes[0]!, tableOptions({ adjust: 'nominal', per_capita: perCapita, complete, recipe: recipe === undefined ? undefined : { index: recipe }, base_year: catalog.maxYear }), result(rows));
+        const got = JSON.parse(Buffer.from(jsonRows(t)).toString('utf8')) as Record<string, unknown>[];
+        expect(got.length).toBe(rows.length);
+        rows.forEach((a, i) => {
+          const g = catalog.governments[a.gov]!;
+          const filled = a.vs === 2 || a.vs === 3;
+          const want: Record<string, unknown> = {
+            year: a.year,
+            canonical_govid: g.canonical_govid,
+            gov_name: g.gov_name,
+            category: a.cat === -2 ? catalog.recipes[recipe!]!.label : a.cat === -1 ? 'All Categories' : engine.categories[a.cat],
+            spend_subtype: a.cat === -2 ? 'recipe' : engine.subtypes[a.sub],
+            amt_nominal: Number.isNaN(a.amt) ? null : a.amt * 1000,
+            codes_included: filled ? null : a.codes.map((c) => catalog.codes[c]!).sort().join(','),
+            aggregate_fallback: filled ? null : (a.flags & 1) === 1,
+          };
+          if (perCapita) {
+            want.amt_per_capita_nominal = Number.isNaN(a.amt) || a.pop <= 0 ? null : (a.amt * 1000) / a.pop;
+            want.pop_source = a.pop > 0 ? 'census_f33' : 'unavailable';
+          }
+          if (complete) want.value_source = VS[a.vs];
+          const picked = Object.fromEntries(Object.keys(want).map((k) => [k, got[i]![k]]));
+          expect(picked, `row ${i}`).toEqual(want);
+        });
+      }), { numRuns: 200 });
   });
 });

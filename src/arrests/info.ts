@@ -7,10 +7,10 @@ import type { Landing } from '../server/pages/landing.js';
 import { openStreams } from '../server/lifecycle.js';
 import { processStats } from '../server/process-stats.js';
 import { processView } from '../server/thread-view.js';
-import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
+import { envelopeReply, type QueryParams, type Reply, type RouteRequest } from '../server/route-spec.js';
+import type { DISTRICTS_QUERY, DRAWS_QUERY } from './queries.js';
 import type { ArrestsCtx } from './context.js';
-import { MODELS, partitionId, type SchoolYear } from './models.js';
-import type { Race, Sex } from './params.js';
+import { MODELS, partitionId } from './models.js';
 import { ARRESTS_DECISIONS } from './docs.js';
 
 const lit = (s: string): string => `'${s.replaceAll("'", "''")}'`;
@@ -98,7 +98,7 @@ export function models(req: RouteRequest<ArrestsCtx>): Reply {
   return envelopeReply(ok(rows, { total: rows.length, default_model: 'unified_m2' }));
 }
 
-export function districts(req: RouteRequest<ArrestsCtx, { q?: string; state?: string; limit: number; page: number }>): Reply {
+export function districts(req: RouteRequest<ArrestsCtx, QueryParams<typeof DISTRICTS_QUERY>>): Reply {
   const { ctx, params } = req;
   const { state, limit, page } = params;
   const q = params.q?.toLowerCase();
@@ -112,9 +112,7 @@ export function districts(req: RouteRequest<ArrestsCtx, { q?: string; state?: st
   return envelopeReply(ok(data, meta));
 }
 
-type DrawsParams = { model: string; year: SchoolYear; state: string; race?: Race; sex?: Sex; leaid?: number };
-
-export function draws(req: RouteRequest<ArrestsCtx, DrawsParams>): Reply {
+export function draws(req: RouteRequest<ArrestsCtx, QueryParams<typeof DRAWS_QUERY>>): Reply {
   const { ctx, params } = req;
   const { model, year, state } = params;
   const url = `${ctx.mirrorUrl.replace(/\/+$/, '')}/parquet/model_id=${partitionId(model)}/YEAR=${year}/LEA_STATE=${state}/*.parquet`;

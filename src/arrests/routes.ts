@@ -3,11 +3,12 @@
 
 import { apiError } from '../server/errors.js';
 import { STATE_BY_CODE } from '../geo/states.js';
-import { intParam, required, textParam, withExample } from '../server/params.js';
+import { required, withExample } from '../server/params.js';
 import { defineRoute, type FieldDoc, type RouteSpec } from '../server/route-spec.js';
 import type { ArrestsCtx } from './context.js';
 import { estimates, states } from './estimates.js';
 import { arrestsDocs, districts, draws, health, models, root } from './info.js';
+import { DISTRICTS_QUERY, DOC_STATE, DRAWS_QUERY, limit, page } from './queries.js';
 import { docRoutes } from '../server/doc-routes.js';
 import { opsRoutes } from '../server/ops-routes.js';
 import { intervalParam, leaidParam, modelParam, modelYearRule, raceParam, sexParam, stateParam, yearParam } from './params.js';
@@ -17,8 +18,6 @@ type Route = RouteSpec<ArrestsCtx>;
 const route = defineRoute<ArrestsCtx>();
 const V1 = '/api/v1';
 
-const limit = intParam({ description: 'Rows per page (default 100, at most 1000; above is a 400, never clamped).', min: 1, max: 1000, default: 100, capped: true });
-const page = intParam({ description: 'Zero-based page index.', min: 0, max: 10_000_000, default: 0 });
 
 const ESTIMATE_FIELDS: FieldDoc[] = [
   { name: 'leaid', type: 'string', description: 'District id (7 digits).' },
@@ -58,7 +57,6 @@ const STATE_FIPS: Record<string, string> = Object.fromEntries([...STATE_BY_CODE.
 
 const first = (ctx: ArrestsCtx) => ctx.districts[0]!;
 /** The state the docs fill in where a state is required (the bundled mirror's first; leaid's example 1000047 is in it). Filters carry no example: the docs would narrow a search silently. */
-const DOC_STATE = 'DE';
 
 export const arrestsRoutes: Route[] = [
   route({ id: 'root', path: `${V1}/`, tags: ['metadata'], produces: 'envelope', query: {}, summary: 'Metadata root', description: 'Scope of the mirror and the documentation links.',
@@ -99,7 +97,7 @@ export const arrestsRoutes: Route[] = [
   route({
     id: 'districts', cacheable: true, path: `${V1}/districts`, tags: ['districts'], produces: 'envelope',
     summary: 'Find districts', description: 'Name and geography lookup returning leaid; q is a literal, case-insensitive substring of the name.',
-    query: { q: textParam({ description: 'Case-insensitive literal substring of lea_name.', maxLength: 200 }), state: stateParam, limit, page },
+    query: DISTRICTS_QUERY,
     rowFields: ESTIMATE_FIELDS.slice(0, 6),
     examples: () => [{ description: 'Districts with "county" in the name', path: `${V1}/districts?q=county` }],
     handle: districts,
@@ -121,11 +119,7 @@ export const arrestsRoutes: Route[] = [
   route({
     id: 'draws', cacheable: true, path: `${V1}/draws`, tags: ['draws'], produces: 'envelope',
     summary: 'Where the draws are', description: 'The parquet shard of a model, year and state on the mirror, with DuckDB SQL returning exactly the selected draws. Draws are never returned inline.',
-    query: {
-      model: required(withExample(modelParam, DEFAULT_MODEL), 'model is required for /draws.'), year: required(withExample(yearParam, '21-22'), 'year is required for /draws.'),
-      state: required(withExample(stateParam, DOC_STATE), 'state is required for /draws.'),
-      race: raceParam, sex: sexParam, leaid: leaidParam,
-    },
+    query: DRAWS_QUERY,
     rules: [modelYearRule, leaidInState],
     rowFields: [
       { name: 'parquet_url', type: 'string', description: 'The shard: {mirror}/parquet/model_id=<model>_mod/YEAR=<year>/LEA_STATE=<ST>/*.parquet.' },

@@ -5,12 +5,12 @@
 
 import { mkdirSync, renameSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import { Piscina } from 'piscina';
+import { TaskPool } from '../task-pool.js';
 import type { Table } from 'apache-arrow';
 import { LoadError, parquetTable, readBytes, sha256 } from '../corpus/parquet.js';
 import { parquetBytes } from '../corpus/parquet-write.js';
 import { Progress } from '../progress.js';
-import type { SummarizeArgs, SummarizeResult, SummaryColumns } from '../../workers/arrests/summarize.js';
+import type { SummarizeArgs, SummarizeResult, SummaryColumns, summarizeShard } from '../../workers/arrests/summarize.js';
 import type { ArrestsManifest } from './manifest.js';
 import { MODELS, RACES, SEXES, YEARS } from './models.js';
 import type { EnrollmentTable } from './tables.js';
@@ -45,7 +45,7 @@ export async function loadOrBuildSummaries(dir: string, m: ArrestsManifest, enro
   const states = [...new Set(m.shards.map((s) => s.state))].sort();
   const cached = o.rebuild ? null : await readCache(dir, m, states);
   if (cached) return cached;
-  const pool = new Piscina({ filename: new URL('../../workers/arrests/build.js', import.meta.url).href, minThreads: o.workers, maxThreads: o.workers, idleTimeout: 1000 });
+  const pool = new TaskPool<{ summarizeShard: typeof summarizeShard }>(new URL('../../workers/arrests/build.js', import.meta.url), o.workers, { idleTimeout: 1000 });
   const progress = new Progress('summarise school draws', m.shards.length, o.quiet);
   let rows = 0;
   try {
@@ -54,7 +54,7 @@ export async function loadOrBuildSummaries(dir: string, m: ArrestsManifest, enro
       const bytes = await readBytes(file);
       if (s.sha256 !== null && sha256(bytes) !== s.sha256) throw new LoadError(file, 'sha256 does not match the manifest (corrupt or truncated file)');
       const args: SummarizeArgs = { file, bytes, enroll: enroll.forShard(s.year, s.state) };
-      const r = (await pool.run(args, { name: 'summarizeShard', transferList: [bytes.buffer as ArrayBuffer] })) as SummarizeResult;
+      const r = await pool.run('summarizeShard', args, [bytes.buffer as ArrayBuffer]);
       if (r.rows !== s.rowCount) throw new LoadError(file, `has ${r.rows} rows; the manifest says ${s.rowCount}`);
       if (r.problems.length) throw new LoadError(file, r.problems.join('; '));
       rows += r.rows;

@@ -4,20 +4,20 @@
 import { ROWS_PER_TOKEN } from '../server/rate-stage.js';
 import { apiError, type ApiError } from '../server/errors.js';
 import { shortDigest } from '../server/freshness.js';
-import { defineRoute, envelopeReply, type Reply, type RouteRequest, type RouteSpec } from '../server/route-spec.js';
+import { defineRoute, envelopeReply, type QueryParams, type Reply, type RouteRequest, type RouteSpec } from '../server/route-spec.js';
 import { boolParam, defaulted, formatParam, intParam, withExample } from '../server/params.js';
 import { GOV_TYPES } from './catalog.js';
 import type { FinanceCtx } from './context.js';
 import { cohortOf } from './cohort.js';
 import { exampleGov } from './examples.js';
-import { answer, planOf, type MoneyParams } from './money.js';
+import { answer, planOf } from './money.js';
 import type { MoneyRoute } from './money-table.js';
 import {
   REJECT, RULES, adjustParam, baseYearParam, basisParam, categoryParam, completeParam, expenditureConceptParam, perCapitaParam,
   recipeParam, revenueConceptParam, subtypeParam,
 } from './money-params.js';
 import { moneyFields } from './money-routes.js';
-import { govidListParam, pageParam, stateParam, typeParam, yearsParam, type GovidList } from './params.js';
+import { govidListParam, pageParam, stateParam, typeParam, yearsParam } from './params.js';
 import { countMoney, runMoney, runMoneyPage } from './run-money.js';
 import { isPageFormat, pageHeaders, pageMetadata, queryProvenance } from './page-formats.js';
 import { cohortCoverage, coverageMeta, unitsHeaders } from './coverage.js';
@@ -25,7 +25,6 @@ import { countOfSummary, type MoneyCount } from './plan.js';
 import { STATE_BY_FIPS } from '../geo/states.js';
 
 type Route = RouteSpec<FinanceCtx>;
-type GovType = (typeof GOV_TYPES)[number];
 const route = defineRoute<FinanceCtx>();
 const V1 = '/api/v1';
 
@@ -52,10 +51,8 @@ const identityParam = boolParam({
   description: "Add who each row is, for pulls across states: state (USPS code), type (state, county, city or township) and population (the row's year's Census F-33 population; null when the corpus has none), after gov_name. Default false.",
 });
 
-/** What the flat routes add to the money parameters: the selection, the format, and a limit whose default is the cap. */
-type FlatParams = Omit<MoneyParams, 'limit'> & {
-  govid?: GovidList; state?: string; type?: GovType; format?: (typeof FLAT_FORMATS)[number]; limit?: number; identity?: boolean;
-};
+/** The parameters of either flat route, as defineRoute infers them from its declarations (SPENDING_QUERY, REVENUE_QUERY below). */
+type FlatParams = QueryParams<typeof SPENDING_QUERY> | QueryParams<typeof REVENUE_QUERY>;
 type CapParams = Pick<FlatParams, 'format' | 'subtype' | 'recipe'>;
 
 /** The cap depends on the format and on subtype/recipe, so it is a rule over the parsed values. */
@@ -175,17 +172,26 @@ const common = {
 // recipe and category exclude each other: the docs fill in category, so recipe carries no example.
 const recipeOf = (flow: 'expenditure' | 'revenue', path: string) => withExample(recipeParam([flow], path), undefined);
 
+const SPENDING_QUERY = {
+  ...selection, ...common,
+  category: categoryParam({ flows: ['expenditure'], route: '/spending' }),
+  subtype: subtypeParam('expenditure', '/spending'),
+  recipe: recipeOf('expenditure', '/spending'),
+  expenditure_concept: expenditureConceptParam(false),
+};
+const REVENUE_QUERY = {
+  ...selection, ...common,
+  category: categoryParam({ flows: ['revenue'], route: '/revenue' }),
+  subtype: subtypeParam('revenue', '/revenue'),
+  recipe: recipeOf('revenue', '/revenue'),
+  revenue_concept: revenueConceptParam,
+};
+
 export const flatRoutes: Route[] = [
   route({
     id: 'spending', cacheable: true, path: `${V1}/spending`, tags: ['fleet'], produces: 'envelope', formats: FLAT_FORMATS, cost: flatCost,
     summary: 'Spending of many governments', description: 'A flat slice over many governments, selected by govid list or by state and type; JSON pages, or CSV, Arrow or Parquet (format=csv|arrow|parquet, or by Accept; up to 50,000 rows a request).',
-    query: {
-      ...selection, ...common,
-      category: categoryParam({ flows: ['expenditure'], route: '/spending' }),
-      subtype: subtypeParam('expenditure', '/spending'),
-      recipe: recipeOf('expenditure', '/spending'),
-      expenditure_concept: expenditureConceptParam(false),
-    },
+    query: SPENDING_QUERY,
     rejects: { revenue_concept: REJECT.revenue_concept, year: REJECT.year },
     rules: [needsSelection, govidOrCohort, limitForFormat, RULES.recipeVsCategory, RULES.recipeVsSubtype, RULES.recipeVsComplete, RULES.completeVsAll, RULES.completeNeedsRepresentation, RULES.subtypeInExpenditureConcept],
     rowFields: moneyFields('spend_subtype', [], true, { identity: true }),
@@ -198,13 +204,7 @@ export const flatRoutes: Route[] = [
   route({
     id: 'revenue', cacheable: true, path: `${V1}/revenue`, tags: ['fleet'], produces: 'envelope', formats: FLAT_FORMATS, cost: flatCost,
     summary: 'Revenue of many governments', description: 'A flat slice over many governments, selected by govid list or by state and type; JSON pages, or CSV, Arrow or Parquet (format=csv|arrow|parquet, or by Accept; up to 50,000 rows a request).',
-    query: {
-      ...selection, ...common,
-      category: categoryParam({ flows: ['revenue'], route: '/revenue' }),
-      subtype: subtypeParam('revenue', '/revenue'),
-      recipe: recipeOf('revenue', '/revenue'),
-      revenue_concept: revenueConceptParam,
-    },
+    query: REVENUE_QUERY,
     rejects: { expenditure_concept: REJECT.expenditure_concept, year: REJECT.year },
     rules: [needsSelection, govidOrCohort, limitForFormat, RULES.recipeVsCategory, RULES.recipeVsSubtype, RULES.recipeVsComplete, RULES.completeVsAll, RULES.completeNeedsRepresentation, RULES.subtypeInRevenueConcept],
     rowFields: moneyFields('revenue_subtype', [], true, { identity: true }),

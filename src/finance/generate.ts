@@ -23,7 +23,7 @@
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Piscina } from 'piscina';
+import { TaskPool } from '../task-pool.js';
 import { parquetTable, readBytes, tableRows, chunks, internUtf8, isValid, boolAt } from '../corpus/parquet.js';
 import { writeParquetFile, type ColumnSpec } from '../corpus/parquet-write.js';
 import { Progress } from '../progress.js';
@@ -302,10 +302,10 @@ export async function generateFinanceFull(o: FinanceGenOptions, workers: number)
   const fixtureManifest = JSON.parse(readFileSync(path.join(o.fixture, 'manifest.json'), 'utf8'));
   for (const m of fixtureManifest.files.metadata) copyFileSync(path.join(o.fixture, m.path), path.join(o.out, m.path));
   const progress = new Progress('generate finance corpus', FULL_YEARS.length, o.quiet);
-  const pool = new Piscina({ filename: new URL('../../workers/finance/generate.js', import.meta.url).href, minThreads: workers, maxThreads: workers });
+  const pool = new TaskPool<{ generateFinanceYear: typeof generateFinanceYear }>(new URL('../../workers/finance/generate.js', import.meta.url), workers);
   try {
     const parts = await Promise.all(FULL_YEARS.map(async (year) => {
-      const r = (await pool.run({ options: o, year }, { name: 'generateFinanceYear' })) as Awaited<ReturnType<typeof generateFinanceYear>>;
+      const r = await pool.run('generateFinanceYear', { options: o, year });
       progress.tick(1, `FY${year}: ${r.row_count.toLocaleString('en-US')} rows`);
       return r;
     }));

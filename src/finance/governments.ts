@@ -2,12 +2,18 @@
 // searched literally, and one government's identity and lifespan.
 
 import { ok } from '../server/envelope.js';
-import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
+import { envelopeReply, type QueryParams, type Reply, type RouteRequest } from '../server/route-spec.js';
 import { STATE_BY_FIPS } from '../geo/states.js';
 import { GOV_TYPES } from './catalog.js';
 import type { FinanceCtx } from './context.js';
 import { metadataProvenance } from './provenance.js';
 import { lit, metadataTable } from './sql.js';
+import { withExample } from '../server/params.js';
+import { govidPath, limitParam, pageParam, qParam, stateParam, typeParam } from './params.js';
+
+// The routes' declarations (routes.ts lists them): each handler takes QueryParams of its own, so it sees exactly the keys declared.
+export const GOVERNMENTS_QUERY = { q: qParam, state: withExample(stateParam, undefined), type: typeParam, limit: limitParam(), page: pageParam };
+export const GOVERNMENT_PATH = { govid: govidPath };
 
 const REGISTRY_COLUMNS = 'canonical_govid, gov_name, govs_type AS type, type_label, fips_state, fips_county, fips_place, population_acs, first_year, last_year';
 
@@ -29,9 +35,7 @@ export function governmentRow(ctx: FinanceCtx, gid: number): Record<string, unkn
   };
 }
 
-type GovType = (typeof GOV_TYPES)[number];
-
-export function listGovernments(req: RouteRequest<FinanceCtx, { q?: string; state?: string; type?: GovType; limit: number; page: number }>): Reply {
+export function listGovernments(req: RouteRequest<FinanceCtx, QueryParams<typeof GOVERNMENTS_QUERY>>): Reply {
   const { ctx, params } = req;
   const { q, state: fips, type, limit, page } = params;
   const typeNo = type === undefined ? -1 : GOV_TYPES.indexOf(type);
@@ -69,7 +73,7 @@ export function listGovernments(req: RouteRequest<FinanceCtx, { q?: string; stat
   })));
 }
 
-export async function getGovernment(req: RouteRequest<FinanceCtx, { govid: number }>): Promise<Reply> {
+export async function getGovernment(req: RouteRequest<FinanceCtx, QueryParams<{}, typeof GOVERNMENT_PATH>>): Promise<Reply> {
   const { ctx } = req;
   const gid = req.params.govid;
   const g = ctx.catalog.governments[gid]!;

@@ -3,8 +3,6 @@
 // category. Parsed from parameters in money-params.ts; nothing here knows of
 // HTTP or parameters, so the workers may load it.
 
-import type { ExpenditureConcept, RevenueConcept } from './engine-catalog.js';
-
 /** The reserved category name summing every category of the concept per subtype. */
 export const ALL_CATEGORIES = 'All Categories';
 
@@ -23,23 +21,3 @@ export interface RecipeChoice {
   index: number;
   id: string;
 }
-
-/** The validated parameters the money routes share (a route declares a subset: the others are absent). */
-export type MoneyParams = {
-  years: number[];
-  adjust: 'nominal' | 'real';
-  base_year: number;
-  per_capita: boolean;
-  basis: 'raw' | 'harmonized';
-  limit: number;
-  page: number;
-  category?: CategoryChoice;
-  subtype?: string;
-  recipe?: RecipeChoice;
-  expenditure_concept?: ExpenditureConcept;
-  revenue_concept?: RevenueConcept;
-  complete?: boolean;
-  /** The answer's format, on routes that offer several (src/server/formats.ts): json when absent. */
-  format?: 'json' | 'csv' | 'arrow' | 'parquet';
-};
-

@@ -1,17 +1,12 @@
 // The per-government money routes, declared. Each lists the keys it takes,
 // the keys it refuses with a reason, and the spec's cross-parameter rules.
 
-import { defineRoute, type RouteSpec, type FieldDoc } from '../server/route-spec.js';
-import { defaulted, formatParam, withExample } from '../server/params.js';
-import type { Flow } from './catalog.js';
+import { defineRoute, type FieldDoc, type RouteSpec } from '../server/route-spec.js';
 import type { FinanceCtx } from './context.js';
 import { governmentMoney } from './money.js';
 import type { MoneyRoute } from './money-table.js';
-import {
-  REJECT, RULES, adjustParam, baseYearParam, basisParam, categoryParam, completeParam, expenditureConceptParam, moneyLimitParam,
-  perCapitaParam, perGovYearsParam, recipeParam, revenueConceptParam, subtypeParam,
-} from './money-params.js';
-import { govidPath, pageParam } from './params.js';
+import { REJECT, RULES } from './money-params.js';
+import { BALANCES_QUERY, GOV_PATH, MONEY_FORMATS, PROFILE_QUERY, REVENUE_QUERY, SPENDING_QUERY } from './money-queries.js';
 import { exampleGov } from './examples.js';
 
 type Route = RouteSpec<FinanceCtx>;
@@ -61,29 +56,12 @@ const revenue: MoneyRoute = { verb: 'revenue', flows: ['revenue'], subtypeField:
 const balances: MoneyRoute = { verb: 'balances', flows: ['balance'], subtypeField: 'balance_subtype', withFlow: false };
 const profile: MoneyRoute = { verb: 'profile', flows: ['expenditure', 'revenue'], subtypeField: 'subtype', withFlow: true };
 
-// One government's rows as the envelope, or the same page as CSV, Arrow or Parquet (page-formats.ts).
-const MONEY_FORMATS = ['json', 'csv', 'arrow', 'parquet'] as const;
-
-const common = (dAdjust: 'nominal' | 'real', dPerCapita: boolean) => ({
-  years: perGovYearsParam, adjust: adjustParam(dAdjust), base_year: defaulted(baseYearParam), per_capita: perCapitaParam(dPerCapita),
-  format: formatParam(MONEY_FORMATS), limit: moneyLimitParam, page: pageParam,
-});
-const basis = defaulted(basisParam);
-// recipe and category exclude each other: the docs fill in category, so recipe carries no example.
-const recipeOf = (flows: Flow[], path: string) => withExample(recipeParam(flows, path), undefined);
-
 export const moneyRoutes: Route[] = [
   route({
     id: 'government_spending', cacheable: true, path: `${V1}/governments/${GOV}/spending`, tags: ['money'], produces: 'envelope', formats: MONEY_FORMATS,
     summary: "One government's spending", description: 'Single-flow spending time series. The only route where expenditure_concept=total (Direct + intergovernmental payments) is available.',
-    pathParams: { govid: govidPath },
-    query: {
-      ...common('nominal', false),
-      category: categoryParam({ flows: ['expenditure'], route: '/governments/{govid}/spending' }),
-      subtype: subtypeParam('expenditure', '/governments/{govid}/spending'),
-      basis, recipe: recipeOf(['expenditure'], '/governments/{govid}/spending'),
-      expenditure_concept: expenditureConceptParam(true), complete: completeParam,
-    },
+    pathParams: GOV_PATH,
+    query: SPENDING_QUERY,
     rejects: { revenue_concept: REJECT.revenue_concept, year: REJECT.year },
     rules: [RULES.recipeVsCategory, RULES.recipeVsSubtype, RULES.recipeVsComplete, RULES.recipeVsTotal, RULES.completeVsTotal, RULES.completeVsAll, RULES.completeNeedsRepresentation, RULES.subtypeInExpenditureConcept],
     rowFields: moneyFields('spend_subtype'),
@@ -96,14 +74,8 @@ export const moneyRoutes: Route[] = [
   route({
     id: 'government_revenue', cacheable: true, path: `${V1}/governments/${GOV}/revenue`, tags: ['money'], produces: 'envelope', formats: MONEY_FORMATS,
     summary: "One government's revenue", description: 'Single-flow revenue series; revenue_concept general (default) or total.',
-    pathParams: { govid: govidPath },
-    query: {
-      ...common('nominal', false),
-      category: categoryParam({ flows: ['revenue'], route: '/governments/{govid}/revenue' }),
-      subtype: subtypeParam('revenue', '/governments/{govid}/revenue'),
-      basis, recipe: recipeOf(['revenue'], '/governments/{govid}/revenue'),
-      revenue_concept: revenueConceptParam, complete: completeParam,
-    },
+    pathParams: GOV_PATH,
+    query: REVENUE_QUERY,
     rejects: { expenditure_concept: REJECT.expenditure_concept, year: REJECT.year },
     rules: [RULES.recipeVsCategory, RULES.recipeVsSubtype, RULES.recipeVsComplete, RULES.completeVsAll, RULES.completeNeedsRepresentation, RULES.subtypeInRevenueConcept],
     rowFields: moneyFields('revenue_subtype'),
@@ -116,13 +88,8 @@ export const moneyRoutes: Route[] = [
   route({
     id: 'government_balances', cacheable: true, path: `${V1}/governments/${GOV}/balances`, tags: ['money'], produces: 'envelope', formats: MONEY_FORMATS,
     summary: "One government's cash and security holdings", description: 'Gross holdings at a point in time (stocks, not flows; not GAAP fund balance).',
-    pathParams: { govid: govidPath },
-    query: {
-      ...common('nominal', false),
-      category: categoryParam({ flows: ['balance'], route: '/governments/{govid}/balances' }),
-      subtype: subtypeParam('balance', '/governments/{govid}/balances'),
-      basis, recipe: recipeOf(['balance'], '/governments/{govid}/balances'),
-    },
+    pathParams: GOV_PATH,
+    query: BALANCES_QUERY,
     rejects: { expenditure_concept: REJECT.expenditure_concept, revenue_concept: REJECT.revenue_concept, complete: REJECT.complete, year: REJECT.year },
     rules: [RULES.recipeVsCategory, RULES.recipeVsSubtype, RULES.balancePair],
     rowFields: moneyFields('balance_subtype', [], false),
@@ -132,13 +99,8 @@ export const moneyRoutes: Route[] = [
   route({
     id: 'government_profile', cacheable: true, path: `${V1}/governments/${GOV}/profile`, tags: ['money'], produces: 'envelope', formats: MONEY_FORMATS,
     summary: "One government's spending and revenue in one table", description: 'Spending and revenue history with subtype and flow; real dollars per resident by default.',
-    pathParams: { govid: govidPath },
-    query: {
-      ...common('real', true),
-      category: categoryParam({ flows: ['expenditure', 'revenue', 'balance'], route: '/governments/{govid}/profile' }),
-      basis, recipe: recipeOf(['expenditure', 'revenue', 'balance'], '/governments/{govid}/profile'),
-      expenditure_concept: expenditureConceptParam(false), revenue_concept: revenueConceptParam,
-    },
+    pathParams: GOV_PATH,
+    query: PROFILE_QUERY,
     rejects: { complete: REJECT.complete, year: REJECT.year },
     rules: [RULES.recipeVsCategory],
     rowFields: moneyFields('subtype', [{ name: 'flow', type: 'string', description: 'expenditure, revenue or recipe.' }], false, { real: true, perCapita: true }),

@@ -10,14 +10,14 @@ import type { ColumnTable } from '../bytes/column-table.js';
 import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
 import type { FinanceCtx } from './context.js';
 import { EXPENDITURE_CONCEPTS, FLOW_ID, REVENUE_CONCEPTS, SUBTYPES } from './engine-catalog.js';
-import type { MoneyParams } from './money-choices.js';
+import type { GovernmentMoneyParams, MoneyParams } from './money-queries.js';
 import { moneyProvenance, truncatedFamilies } from './money-provenance.js';
 import { moneySql } from './money-sql.js';
 import { moneyJob } from './run-money.js';
 import { planDefaults, type MoneyPlan, type MoneyResult } from './plan.js';
 import { isPageFormat, tablePage } from './page-formats.js';
 
-export type { MoneyParams } from './money-choices.js';
+export type { MoneyParams } from './money-queries.js';
 
 /** The routes that take no basis (/rollups, /peer-comparison) use the corpus's default one. */
 export const corpusBasis = (ctx: FinanceCtx): 'harmonized' | 'raw' => (ctx.catalog.rules.harmonized ? 'harmonized' : 'raw');
@@ -61,7 +61,7 @@ export function planOf(ctx: FinanceCtx, route: MoneyRoute, q: MoneyQuery): Money
 
 /** One government's money route: /governments/{govid}/spending, /revenue, /balances, /profile. */
 export function governmentMoney(route: MoneyRoute) {
-  return async (req: RouteRequest<FinanceCtx, MoneyParams & { govid: number }>): Promise<Reply> => {
+  return async (req: RouteRequest<FinanceCtx, GovernmentMoneyParams>): Promise<Reply> => {
     const { ctx, params } = req;
     const gid = params.govid;
     const plan = planOf(ctx, route, { gids: [gid], years: params.years, params });

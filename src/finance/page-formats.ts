@@ -12,7 +12,7 @@ import { pageFileName, pageLinks } from '../server/paging.js';
 import type { Reply } from '../server/route-spec.js';
 import type { FinanceCtx } from './context.js';
 import type { PageFormat } from './job-io.js';
-import type { MoneyParams } from './money-choices.js';
+import type { MoneyParams } from './money-queries.js';
 import { moneyTable, tableOptions, type MoneyRoute, type TableParams } from './money-table.js';
 import { manifestBlock } from './provenance.js';
 import { UNITS_CONVERSION } from './money-provenance.js';

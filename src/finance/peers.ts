@@ -14,15 +14,15 @@ import { apiError } from '../server/errors.js';
 import { ok } from '../server/envelope.js';
 import { defaulted, intParam, required, withExample } from '../server/params.js';
 import { rowObjects, type ColumnTable } from '../bytes/column-table.js';
-import { defineRoute, envelopeReply, type ParamSpec, type Reply, type RouteRequest, type RouteSpec } from '../server/route-spec.js';
+import { defineRoute, envelopeReply, type ParamSpec, type QueryParams, type Reply, type RouteRequest, type RouteSpec } from '../server/route-spec.js';
 import { STATE_BY_FIPS } from '../geo/states.js';
 import type { FinanceCtx } from './context.js';
-import { censusWindowText, censusYearsRule, coverageMeta, coverageParam, coverageRows, coverageYearsParam, isCensusYear, type Coverage } from './coverage.js';
+import { censusWindowText, censusYearsRule, coverageMeta, coverageParam, coverageRows, coverageYearsParam, isCensusYear } from './coverage.js';
 import { exampleGov } from './examples.js';
-import { answer, corpusBasis, planOf, type MoneyParams } from './money.js';
+import { answer, corpusBasis, planOf } from './money.js';
 import { moneyTable, tableOptions, type MoneyRoute } from './money-table.js';
 import { REJECT, adjustParam, baseYearParam, categoryParam, expenditureConceptParam, moneyLimitParam } from './money-params.js';
-import { ALL_CATEGORIES, type CategoryChoice } from './money-choices.js';
+import { ALL_CATEGORIES } from './money-choices.js';
 import { ALL_CATEGORIES_ID } from './plan.js';
 import { moneyFields } from './money-routes.js';
 import { moneyJob } from './run-money.js';
@@ -100,7 +100,7 @@ function peersSql(ctx: FinanceCtx, gid: number, c: Cohort, n: number): string {
   );
 }
 
-type PeersParams = { govid: number; year?: number; n: number; coverage: Coverage };
+type PeersParams = QueryParams<typeof PEERS_QUERY, typeof PEER_PATH>;
 
 /** What meta says of the window the cohort came from. */
 const windowMeta = (c: Cohort) => ({ pop_range: windowJson(c.window), pop_window_step: c.step, pop_range_default: POP_RANGE, pop_range_widened: c.step > 0 });
@@ -163,7 +163,7 @@ const NON_ADDITIVE = 'Peer percentile of per-capita dollars in this (year, subty
 const SUMMARY = [['summary_p25', 'Peer P25', 'p25'], ['summary_p50', 'Peer median', 'p50'], ['summary_p75', 'Peer P75', 'p75']] as const;
 const comparisonRoute: MoneyRoute = { verb: 'peer_comparison', flows: ['expenditure'], subtypeField: 'spend_subtype', withFlow: false };
 
-type ComparisonParams = Omit<MoneyParams, 'basis' | 'per_capita'> & { govid: number; category: CategoryChoice; coverage: Coverage };
+type ComparisonParams = QueryParams<typeof COMPARISON_QUERY, typeof PEER_PATH>;
 
 async function comparisonHandler(req: RouteRequest<FinanceCtx, ComparisonParams>): Promise<Reply> {
   const { ctx } = req;
@@ -240,15 +240,21 @@ const requiredCategory = required(
   'category is required for peer comparison.',
 );
 
+
 // The docs fill in a county whose peers lie within the reference window (New Castle County, DE): the largest need it widened.
-const peerGovid = withExample(govidPath, '101003101811');
+const PEER_PATH = { govid: withExample(govidPath, '101003101811') };
+const PEERS_QUERY = { year: yearParam, n: nParam, coverage: coverageParam };
+const COMPARISON_QUERY = {
+  category: requiredCategory, years: coverageYearsParam, coverage: coverageParam, expenditure_concept: expenditureConceptParam(false),
+  adjust: adjustParam('nominal'), base_year: defaulted(baseYearParam), limit: moneyLimitParam, page: pageParam,
+};
 
 export const peerRoutes: RouteSpec<FinanceCtx>[] = [
   route({
     id: 'peers', cacheable: true, path: '/api/v1/governments/{govid}/peers', tags: ['peers'], produces: 'envelope',
     summary: 'Peer cohort', description: `Governments of the same type with a similar population: within ${POP_RANGE[0]}-${POP_RANGE[1]} times the target's in the cohort year, closest first. Where that window holds fewer than n, it widens step by step (${POP_WINDOWS.slice(1).map((w) => (Number.isFinite(w[1]) ? `${windowJson(w)[0]}-${w[1]}` : 'any size')).join(', ')}) until one holds n; meta.pop_range names the window used.`,
-    pathParams: { govid: peerGovid },
-    query: { year: yearParam, n: nParam, coverage: coverageParam },
+    pathParams: PEER_PATH,
+    query: PEERS_QUERY,
     rowFields: [
       { name: 'rank', type: 'integer', description: '1 = closest in population.' },
       { name: 'canonical_govid', type: 'string', description: 'Peer id.' },
@@ -267,11 +273,8 @@ export const peerRoutes: RouteSpec<FinanceCtx>[] = [
   route({
     id: 'peer_comparison', cacheable: true, path: '/api/v1/governments/{govid}/peer-comparison', tags: ['peers'], produces: 'envelope',
     summary: 'Target versus peers, per capita', description: 'The target\'s and each peer\'s per-capita spending in one category (or All Categories: each government\'s per-capita total per subtype), and peer percentiles (p25, p50, p75) computed separately in each (year, subtype, category) cell.',
-    pathParams: { govid: peerGovid },
-    query: {
-      category: requiredCategory, years: coverageYearsParam, coverage: coverageParam, expenditure_concept: expenditureConceptParam(false),
-      adjust: adjustParam('nominal'), base_year: defaulted(baseYearParam), limit: moneyLimitParam, page: pageParam,
-    },
+    pathParams: PEER_PATH,
+    query: COMPARISON_QUERY,
     rejects: {
       subtype: 'subtype is not available on /peer-comparison.', basis: 'basis is not a parameter of /peer-comparison.', recipe: 'recipe is not available on /peer-comparison.',
       complete: REJECT.complete, year: REJECT.year, per_capita: 'peer comparison is always per capita.',

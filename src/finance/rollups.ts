@@ -4,12 +4,12 @@
 
 import { apiError, type ApiError } from '../server/errors.js';
 import { defaulted, enumParam, required, withExample } from '../server/params.js';
-import { defineRoute, envelopeReply, type Reply, type RouteRequest, type RouteSpec } from '../server/route-spec.js';
+import { defineRoute, envelopeReply, type QueryParams, type Reply, type RouteRequest, type RouteSpec } from '../server/route-spec.js';
 import { STATE_BY_FIPS } from '../geo/states.js';
 import { GOV_TYPES } from './catalog.js';
 import type { FinanceCtx } from './context.js';
-import { censusYearsRule, coverageMeta, coverageParam, coverageRows, coverageYearsParam, expectedByRegistry, type Coverage } from './coverage.js';
-import { answer, corpusBasis, planOf, type MoneyParams } from './money.js';
+import { censusYearsRule, coverageMeta, coverageParam, coverageRows, coverageYearsParam, expectedByRegistry } from './coverage.js';
+import { answer, corpusBasis, planOf } from './money.js';
 import type { MoneyRoute } from './money-table.js';
 import { REJECT, adjustParam, baseYearParam, categoryParam, expenditureConceptParam, moneyLimitParam, perCapitaParam } from './money-params.js';
 import { EVERY_CATEGORY } from './money-choices.js';
@@ -41,7 +41,17 @@ const stateOrGovids = (p: { state?: string; govids?: GovidList }): ApiError | un
 
 const rollupRoute: MoneyRoute = { verb: 'rollups', flows: ['expenditure'], subtypeField: 'spend_subtype', withFlow: false };
 
-type RollupParams = Omit<MoneyParams, 'basis'> & { layer: Layer; state?: string; govids?: GovidList; coverage: Coverage };
+const ROLLUP_QUERY = {
+  layer: layerParam,
+  category: categoryParam({ flows: ['expenditure'], route: '/rollups' }),
+  // state and govids exclude each other: the docs fill in state, so govids carries no example here.
+  state: stateParam, govids: withExample(govidListParam, undefined),
+  years: coverageYearsParam, coverage: coverageParam,
+  expenditure_concept: expenditureConceptParam(false),
+  adjust: adjustParam('nominal'), base_year: defaulted(baseYearParam), per_capita: perCapitaParam(false),
+  limit: moneyLimitParam, page: pageParam,
+};
+type RollupParams = QueryParams<typeof ROLLUP_QUERY>;
 
 async function rollups(req: RouteRequest<FinanceCtx, RollupParams>): Promise<Reply> {
   const { ctx } = req;
@@ -89,16 +99,7 @@ async function rollups(req: RouteRequest<FinanceCtx, RollupParams>): Promise<Rep
 export const rollupsRoute: RouteSpec<FinanceCtx> = defineRoute<FinanceCtx>()({
   id: 'rollups', cacheable: true, path: '/api/v1/rollups', tags: ['fleet'], produces: 'envelope',
   summary: 'A layer of governments', description: 'Spending of every government of one layer (state, county, city), in a state, a govid list or nationwide: one row per government per subtype, summed across categories unless a category is named. Carries reporting coverage per year.',
-  query: {
-    layer: layerParam,
-    category: categoryParam({ flows: ['expenditure'], route: '/rollups' }),
-    // state and govids exclude each other: the docs fill in state, so govids carries no example here.
-    state: stateParam, govids: withExample(govidListParam, undefined),
-    years: coverageYearsParam, coverage: coverageParam,
-    expenditure_concept: expenditureConceptParam(false),
-    adjust: adjustParam('nominal'), base_year: defaulted(baseYearParam), per_capita: perCapitaParam(false),
-    limit: moneyLimitParam, page: pageParam,
-  },
+  query: ROLLUP_QUERY,
   rejects: {
     basis: 'basis is not a parameter of /rollups (it uses the corpus default basis).', recipe: 'recipe is not available on /rollups.',
     complete: REJECT.complete, revenue_concept: REJECT.revenue_concept, year: REJECT.year,

@@ -3,15 +3,13 @@
 // the data dictionary are all derived from it.
 
 import { defineRoute, type RouteSpec } from '../server/route-spec.js';
-import { withExample } from '../server/params.js';
 import type { FinanceCtx } from './context.js';
-import { getGovernment, listGovernments } from './governments.js';
+import { GOVERNMENT_PATH, GOVERNMENTS_QUERY, getGovernment, listGovernments } from './governments.js';
 import { health, root } from './info.js';
 import { docRoutes } from '../server/doc-routes.js';
 import { opsRoutes } from '../server/ops-routes.js';
 import { financeDocs } from './docs.js';
-import { govidPath, limitParam, pageParam, patternParam, qParam, stateParam, typeParam } from './params.js';
-import { categoryTypeParam, listCategories, listRecipes } from './taxonomy.js';
+import { CATEGORIES_QUERY, RECIPES_QUERY, listCategories, listRecipes } from './taxonomy.js';
 import { moneyRoutes } from './money-routes.js';
 import { flatRoutes } from './flat-routes.js';
 import { rollupsRoute } from './rollups.js';
@@ -60,7 +58,7 @@ export const financeRoutes: Route[] = [
   route({
     id: 'governments', cacheable: true, path: `${V1}/governments`, tags: ['governments'], produces: 'envelope',
     // No state example: the docs would fill it in, and a search would silently answer one state's governments.
-    query: { q: qParam, state: withExample(stateParam, undefined), type: typeParam, limit: limitParam(), page: pageParam },
+    query: GOVERNMENTS_QUERY,
     summary: 'Find governments', description: 'Resolves names to canonical_govid. Registry rows ordered by population, largest first; q is a literal, case-insensitive substring of gov_name.',
     rowFields: GOV_FIELDS,
     examples: () => [
@@ -71,7 +69,7 @@ export const financeRoutes: Route[] = [
   }),
   route({
     id: 'government', cacheable: true, path: `${V1}/governments/{govid}`, tags: ['governments'], produces: 'envelope',
-    pathParams: { govid: govidPath }, query: {},
+    pathParams: GOVERNMENT_PATH, query: {},
     summary: 'One government', description: 'Identity and lifespan of one government: registry record, former ids, lineage events and its rows and population in each loaded year.',
     rowFields: [
       ...GOV_FIELDS,
@@ -91,7 +89,7 @@ export const financeRoutes: Route[] = [
   rollupsRoute,
   route({
     id: 'categories', cacheable: true, path: `${V1}/categories`, tags: ['taxonomy'], produces: 'envelope',
-    query: { type: categoryTypeParam, pattern: patternParam('category') },
+    query: CATEGORIES_QUERY,
     summary: 'Category dictionary', description: 'Categories with category_type and subtype, and the item codes each groups. All Categories is reserved and not listed.',
     rowFields: [
       { name: 'category', type: 'string', description: 'Category name (function).' },
@@ -105,7 +103,7 @@ export const financeRoutes: Route[] = [
   }),
   route({
     id: 'recipes', cacheable: true, path: `${V1}/recipes`, tags: ['taxonomy'], produces: 'envelope',
-    query: { pattern: patternParam('recipe_id or label') },
+    query: RECIPES_QUERY,
     summary: 'Recipe catalog', description: "Cross-vintage recipes: the corpus's harmonization_recipes plus the service's whole-leg intergovernmental revenue recipes.",
     rowFields: [
       { name: 'recipe_id', type: 'string', description: 'Recipe id, for recipe=.' },

@@ -1,14 +1,17 @@
 // Runs a money plan through the context's job runner: on the pool, or a
 // small one on a front thread itself. A large fleet plan over several years
 // is split by year across the workers: rows are ordered by year first, so the
-// parts' rows concatenate in order, and their summaries merge by union/sum.
+// parts' rows concatenate in order, and their summaries merge by the
+// summary's own per-field rules (mergeSummaries, beside SummaryAcc).
 
 import { chunksOf } from '../bytes/csv-writer.js';
 import { apiError } from '../server/errors.js';
 import type { FinanceCtx } from './context.js';
 import type { PageFormat } from './job-io.js';
 import { tableOptions, type MoneyRoute, type TableParams } from './money-table.js';
-import { countable, countOfSummary, fastPath, rowsOf, type MoneyCount, type MoneyPlan, type MoneyResult, type MoneyRows, type MoneySummary } from './plan.js';
+import { countable, countOfSummary, fastPath, rowsOf, type MoneyCount, type MoneyPlan, type MoneyResult, type MoneyRows } from './plan.js';
+import type { EngineCatalog } from './engine-catalog.js';
+import { mergeSummaries } from '../../workers/finance/money-summary.js';
 
 /**
  * One money job, its rows as views again. A small one runs on a front thread itself, or is batched
@@ -92,47 +95,13 @@ export async function runMoney(ctx: FinanceCtx, plan: MoneyPlan, signal?: AbortS
   const results = await Promise.all(
     blocks.map((years) => moneyJob(ctx, { ...plan, years, offset: 0, limit: plan.offset + plan.limit }, signal)),
   );
-  return merge(results, plan);
+  return merge(ctx.engine, results, blocks, plan);
 }
 
-function merge(parts: MoneyResult[], plan: MoneyPlan): MoneyResult {
+/** The parts' rows in order, paged; their summaries merged by the summary's own rules (workers/finance/money-summary.ts). */
+function merge(e: EngineCatalog, parts: MoneyResult[], blocks: number[][], plan: MoneyPlan): MoneyResult {
   const rows = sliceRows(concatRows(parts.map((p) => p.rows)), plan.offset, plan.offset + plan.limit);
-  const s = parts.map((p) => p.summary);
-  const union = (f: (x: MoneySummary) => number[]): number[] => [...new Set(s.flatMap(f))].sort((a, b) => a - b);
-  const byGov = new Map<number, number[]>();
-  for (const x of s) {
-    for (const [g, ys] of x.yearsPresent) {
-      let list = byGov.get(g);
-      if (list === undefined) byGov.set(g, (list = []));
-      list.push(...ys);
-    }
-  }
-  const yearsPresent = [...byGov];
-  const without = s.map((x) => new Set(x.govsWithoutRows));
-  const summary: MoneySummary = {
-    yearsPresent,
-    categoriesFound: union((x) => x.categoriesFound),
-    categoriesMissing: [],
-    codesObserved: union((x) => x.codesObserved),
-    aggregateYears: union((x) => x.aggregateYears),
-    naRows: s.reduce((n, x) => n + x.naRows, 0),
-    rowsRead: s.reduce((n, x) => n + x.rowsRead, 0),
-    naAmount: s.reduce((n, x) => n + x.naAmount, 0),
-    suggestions: s.flatMap((x) => x.suggestions),
-    directSuppressed: s.some((x) => x.directSuppressed),
-    suppressedRecipes: Object.assign({}, ...s.map((x) => x.suppressedRecipes)),
-    rowsFilled: s.reduce((n, x) => n + x.rowsFilled, 0),
-    notInSurvey: s.flatMap((x) => x.notInSurvey),
-    popYears: union((x) => x.popYears),
-    popCounts: { census_f33: s.reduce((n, x) => n + x.popCounts.census_f33, 0), unavailable: s.reduce((n, x) => n + x.popCounts.unavailable, 0) },
-    balanceSubtypes: union((x) => x.balanceSubtypes),
-    govsWithoutRows: plan.govs.filter((g) => without.every((w) => w.has(g))),
-    inconsistentGovs: union((x) => x.inconsistentGovs),
-    noPopulationGovs: union((x) => x.noPopulationGovs),
-    // The parts cover consecutive blocks of plan.years, in order.
-    reporting: s.flatMap((x) => x.reporting),
-    peerCells: s.flatMap((x) => x.peerCells),
-  };
+  const summary = mergeSummaries(e, plan, parts.map((p, i) => ({ years: blocks[i]!, summary: p.summary })));
   return { total: parts.reduce((n, p) => n + p.total, 0), rows, summary };
 }
 

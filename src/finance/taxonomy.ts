@@ -3,7 +3,7 @@
 
 import { ok } from '../server/envelope.js';
 import { enumParam } from '../server/params.js';
-import { envelopeReply, type Reply, type RouteRequest } from '../server/route-spec.js';
+import { envelopeReply, type QueryParams, type Reply, type RouteRequest } from '../server/route-spec.js';
 import type { Flow } from './catalog.js';
 import type { FinanceCtx } from './context.js';
 import { metadataProvenance } from './provenance.js';
@@ -15,12 +15,17 @@ export const categoryTypeParam = enumParam({
   aliases: { expenditure: 'spending', balances: 'balance' },
 });
 
+import { patternParam } from './params.js';
+
+// The routes' declarations (routes.ts lists them), beside the handlers that take their QueryParams.
+export const CATEGORIES_QUERY = { type: categoryTypeParam, pattern: patternParam('category') };
+export const RECIPES_QUERY = { pattern: patternParam('recipe_id or label') };
+
 const FLOW_OF = { spending: 'expenditure', revenue: 'revenue', balance: 'balance' } as const satisfies Record<string, Flow>;
 
-export function listCategories(req: RouteRequest<FinanceCtx>): Reply {
+export function listCategories(req: RouteRequest<FinanceCtx, QueryParams<typeof CATEGORIES_QUERY>>): Reply {
   const { ctx, params } = req;
-  const type = params.type as keyof typeof FLOW_OF | undefined;
-  const pattern = params.pattern as string | undefined;
+  const { type, pattern } = params;
   const needle = pattern?.toLowerCase();
   const flow = type === undefined ? undefined : FLOW_OF[type];
   const rows = ctx.catalog.categories.filter((c) => (flow === undefined || c.category_type === flow) && (needle === undefined || c.category.toLowerCase().includes(needle)));
@@ -36,9 +41,9 @@ export function listCategories(req: RouteRequest<FinanceCtx>): Reply {
   return envelopeReply(ok(rows, meta, metadataProvenance(ctx, { verb: 'categories', call: req.url, target: { type: type ?? null, pattern: pattern ?? null }, sql })));
 }
 
-export function listRecipes(req: RouteRequest<FinanceCtx>): Reply {
+export function listRecipes(req: RouteRequest<FinanceCtx, QueryParams<typeof RECIPES_QUERY>>): Reply {
   const { ctx, params } = req;
-  const pattern = params.pattern as string | undefined;
+  const { pattern } = params;
   const needle = pattern?.toLowerCase();
   const rows = ctx.catalog.recipes.filter((r) => needle === undefined || r.recipe_id.toLowerCase().includes(needle) || r.label.toLowerCase().includes(needle));
   const hasTable = ctx.catalog.sourceFiles.has('harmonization_recipes');

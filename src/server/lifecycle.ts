@@ -4,6 +4,7 @@
 
 let pending = 0;
 let streamsOpen = 0;
+let streamBytes = 0;
 let draining = false;
 let onIdle: (() => void) | null = null;
 
@@ -28,6 +29,16 @@ export function streamOpened(): void {
 
 export function streamClosed(): void {
   streamsOpen--;
+}
+
+/**
+ * Body bytes the stream pumps handed to the socket layer (uWS), all streams, since start. While a client
+ * does not read, a pump that honours backpressure stops: this stops growing short of the body (the test
+ * hook /__faults__/streams reads it; test/finance-csv-backpressure.test.ts).
+ */
+export const streamBytesWritten = (): number => streamBytes;
+export function streamWrote(n: number): void {
+  streamBytes += n;
 }
 
 /**

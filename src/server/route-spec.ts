@@ -63,7 +63,7 @@ export type ParamsOf<PS, QS> = Flat<
 /** A cross-parameter rule over the parsed values; the first failure is the answer. */
 export type ParamRule<Ctx, Q> = (params: Q, ctx: Ctx) => Error | undefined;
 
-export interface RouteRequest<Ctx, Q = any> {
+export interface RouteRequest<Ctx, Q = {}> {
   params: Q;
   ctx: Ctx;
   /** Host header as sent, for absolute URLs built from the request. */
@@ -130,11 +130,6 @@ interface RouteBase<Ctx> {
    * newsletter's utm_source, a social network's fbclid) are ignored rather than refused. Data routes refuse them.
    */
   ignoresUnknownKeys?: true;
-  /**
-   * Tokens a request costs its client (rate-stage.ts) from its validated parameters: a bulk page by the rows
-   * it asks, a file by the bytes it will send (its Range, If-Range, HEAD); 1 when absent.
-   */
-  cost?(params: any, ctx: Ctx, req: { range: string; ifRange: string; ifNoneMatch: string; method: string }): number;
   /** Example calls generated from the live corpus, for /examples and the docs. */
   examples?(ctx: Ctx): { description: string; path: string }[];
 }
@@ -149,16 +144,49 @@ export interface RouteSpec<Ctx, Q = any> extends RouteBase<Ctx> {
   query: ParamSpecs<Ctx>;
   /** Cross-parameter rules, checked after every value parsed; the first failure is the answer. */
   rules?: ParamRule<Ctx, Q>[];
+  /**
+   * Tokens a request costs its client (rate-stage.ts) from its validated parameters: a bulk page by the rows
+   * it asks, a file by the bytes it will send (its Range, If-Range, HEAD); 1 when absent.
+   */
+  cost?: RouteCost<Ctx, Q>;
   handle: (req: RouteRequest<Ctx, Q>) => Promise<Reply> | Reply;
 }
+
+export type RouteCost<Ctx, Q> = (params: Q, ctx: Ctx, req: { range: string; ifRange: string; ifNoneMatch: string; method: string }) => number;
 
 /** A route as written: Q is inferred from its parameter declarations, so handle and rules need no casts. */
 export interface RouteDecl<Ctx, PS extends ParamSpecs<Ctx>, QS extends ParamSpecs<Ctx>> extends RouteBase<Ctx> {
   pathParams?: PS;
   query: QS;
   rules?: ParamRule<Ctx, NoInfer<ParamsOf<PS, QS>>>[];
+  cost?: RouteCost<Ctx, NoInfer<ParamsOf<PS, QS>>>;
   handle: (req: RouteRequest<Ctx, NoInfer<ParamsOf<PS, QS>>>) => Promise<Reply> | Reply;
 }
+
+/**
+ * The validated parameters of a declared route (what defineRoute inferred for its handler, rules and cost):
+ * `RouteParams<typeof myRoute>`. For a handler written before its route, QueryParams over the declarations
+ * the route spreads into its query.
+ */
+export type RouteParams<R> = R extends RouteSpec<any, infer Q> ? Q : never;
+
+/** The parameters of a query declaration (and path declaration), as defineRoute infers them for a route declaring exactly these. */
+export type QueryParams<QS, PS = {}> = ParamsOf<PS, QS>;
+
+type KeysOfUnion<U> = U extends unknown ? keyof U : never;
+type ValueIn<U, K extends PropertyKey> = U extends unknown ? (K extends keyof U ? U[K] : undefined) : never;
+type PresentIn<U> = { [K in KeysOfUnion<U>]: undefined extends ValueIn<U, K> ? never : K }[KeysOfUnion<U>];
+
+/**
+ * What code shared by several routes may read of their parameters (a union of RouteParams): a key every
+ * route gives a value is present, any other optional, its type the union of the routes' types for it.
+ */
+export type SharedParams<U> = Flat<
+  { [K in PresentIn<U>]: ValueIn<U, K> } & { [K in Exclude<KeysOfUnion<U>, PresentIn<U>>]?: ValueIn<U, K> }
+>;
+
+/** A handler of the route declaring exactly these query (and path) parameters. */
+export type HandlerOf<Ctx, QS, PS = {}> = (req: RouteRequest<Ctx, ParamsOf<PS, QS>>) => Promise<Reply> | Reply;
 
 /**
  * Declares a route of the service of Ctx, its parameters typed from its

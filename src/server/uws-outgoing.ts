@@ -8,7 +8,7 @@ import type { Answer } from './answer.js';
 import { COMMON_HEADERS, discard } from './answer.js';
 import { logRequest } from './access-log.js';
 import type { Exchange } from './exchange.js';
-import { isDraining, requestSettled, requestStarted, streamClosed, streamOpened } from './lifecycle.js';
+import { isDraining, requestSettled, requestStarted, streamClosed, streamOpened, streamWrote } from './lifecycle.js';
 import type { Service } from './service.js';
 import { telemetry, type Telemetry } from './telemetry.js';
 
@@ -212,6 +212,7 @@ class Pump<Ctx> {
       }
       this.bytes += chunk.byteLength;
       out.sent = this.bytes;
+      streamWrote(chunk.byteLength);
       return this.tryEnd(chunk, res.getWriteOffset());
     }
     if (chunk === null) {
@@ -223,6 +224,7 @@ class Pump<Ctx> {
     }
     this.bytes += chunk.byteLength;
     out.sent = this.bytes;
+    streamWrote(chunk.byteLength);
     return res.write(chunk);
   }
 

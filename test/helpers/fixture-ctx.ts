@@ -9,13 +9,13 @@ import { ROOT } from './server.js';
 
 export type FixtureCtx = Awaited<ReturnType<typeof loadFinance>>;
 
-export const loadFixtureCtx = (): Promise<FixtureCtx> =>
-  loadFinance(readConfig({ ...process.env, FINANCE_DATA: path.join(ROOT, 'fixtures/finance/v6'), WORKERS: '1' }));
+export const loadFixtureCtx = (workers = 1): Promise<FixtureCtx> =>
+  loadFinance(readConfig({ ...process.env, FINANCE_DATA: path.join(ROOT, 'fixtures/finance/v6'), WORKERS: String(workers) }));
 
 /** Loads the context before the file's tests and closes its pool after them; call the getter inside a test. */
-export function useFixtureCtx(): () => FixtureCtx {
+export function useFixtureCtx(workers = 1): () => FixtureCtx {
   let ctx: FixtureCtx | undefined;
-  beforeAll(async () => { ctx = await loadFixtureCtx(); }, 60_000);
+  beforeAll(async () => { ctx = await loadFixtureCtx(workers); }, 60_000);
   afterAll(async () => { await ctx?.pool.close(); });
   return () => ctx!;
 }

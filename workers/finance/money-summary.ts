@@ -193,3 +193,90 @@ function pairs(flat: number[]): [number, number][] {
   for (let i = 0; i < flat.length; i += 2) out.push([flat[i]!, flat[i + 1]!]);
   return out;
 }
+
+/** One job's summary and the plan years it walked (a block of the split plan's years). */
+export interface SummaryPart { years: number[]; summary: MoneySummary }
+
+type MergeRule<K extends keyof MoneySummary> = (parts: SummaryPart[], m: { e: EngineCatalog; plan: MoneyPlan }) => MoneySummary[K];
+
+const sum = (k: 'naRows' | 'rowsRead' | 'naAmount' | 'rowsFilled') => (parts: SummaryPart[]): number => parts.reduce((n, p) => n + p.summary[k], 0);
+/** The distinct numbers of every part's list, ascending (how finish() writes these lists). */
+const ascending = (k: 'codesObserved' | 'aggregateYears' | 'popYears') => (parts: SummaryPart[]): number[] =>
+  [...new Set(parts.flatMap((p) => p.summary[k]))].sort((a, b) => a - b);
+/** The distinct values in first-seen order: the parts are walked in the job's order, so this is the whole walk's insertion order. */
+const firstSeen = (k: 'balanceSubtypes' | 'noPopulationGovs') => (parts: SummaryPart[]): number[] => [...new Set(parts.flatMap((p) => p.summary[k]))];
+/** Only a part may carry what cannot be summed across parts; a plan with it is never split (run-money.ts splittable). */
+const alone = <K extends 'suggestions' | 'peerCells'>(k: K): MergeRule<K> => (parts) => {
+  const carrying = parts.filter((p) => p.summary[k].length > 0);
+  if (carrying.length > 1) throw new Error(`mergeSummaries: ${k} of several parts cannot be merged`);
+  return carrying[0]?.summary[k] ?? parts[0]!.summary[k];
+};
+/** The years a part found any row in (its years_present, merged over governments). */
+const presentYears = (s: MoneySummary): number[] => [...new Set(s.yearsPresent.flatMap(([, ys]) => ys))];
+
+/**
+ * How each summary field of several jobs over blocks of one plan's years (runMoney's split) merges into the
+ * summary the whole plan's one job writes: field by field, typed over every key of MoneySummary, so a new field
+ * does not compile until it has a rule here, beside finish() that writes it. Years are disjoint across the
+ * parts; the order each rule restores is finish()'s (test/money-split.test.ts compares the two, field by field).
+ */
+const MERGE: { [K in keyof MoneySummary]: MergeRule<K> } = {
+  // Governments in walk order (plan.govs by rank; split plans have no peer target), each one's years ascending.
+  yearsPresent: (parts, { e }) => {
+    const byGov = new Map<number, number[]>();
+    for (const p of parts) for (const [g, ys] of p.summary.yearsPresent) { const l = byGov.get(g); if (l) l.push(...ys); else byGov.set(g, [...ys]); }
+    return [...byGov].sort((a, b) => e.govRank[a[0]]! - e.govRank[b[0]]!).map(([g, ys]) => [g, ys.sort((a, b) => a - b)]);
+  },
+  categoriesFound: (parts, { e }) => [...new Set(parts.flatMap((p) => p.summary.categoriesFound))].sort((p, q) => catRank(e, p) - catRank(e, q)),
+  // A category is missing in a year some government has rows in (any part's) and the category has none:
+  // within a part that found it, its own missing years; in a part that did not, all of that part's present years.
+  categoriesMissing: (parts, m) => {
+    const found = MERGE.categoriesFound(parts, m);
+    return found.map((cat): [number, number[]] => {
+      const missing = parts.flatMap((p) => (p.summary.categoriesFound.includes(cat)
+        ? p.summary.categoriesMissing.find(([c]) => c === cat)?.[1] ?? []
+        : presentYears(p.summary)));
+      return [cat, [...new Set(missing)].sort((a, b) => a - b)];
+    }).filter(([, ys]) => ys.length > 0);
+  },
+  codesObserved: ascending('codesObserved'),
+  aggregateYears: ascending('aggregateYears'),
+  naRows: sum('naRows'),
+  rowsRead: sum('rowsRead'),
+  naAmount: sum('naAmount'),
+  suggestions: alone('suggestions'),
+  directSuppressed: (parts) => parts.some((p) => p.summary.directSuppressed),
+  // Keys are "year:category": the parts' years are disjoint, so are their keys; in walk (year) order.
+  suppressedRecipes: (parts) => Object.assign({}, ...parts.map((p) => p.summary.suppressedRecipes)),
+  rowsFilled: sum('rowsFilled'),
+  // [gov, year] in walk order: year, then government rank.
+  notInSurvey: (parts, { e }) => parts.flatMap((p) => p.summary.notInSurvey).sort((a, b) => a[1] - b[1] || e.govRank[a[0]]! - e.govRank[b[0]]!),
+  popYears: ascending('popYears'),
+  popCounts: (parts) => ({
+    census_f33: parts.reduce((n, p) => n + p.summary.popCounts.census_f33, 0),
+    unavailable: parts.reduce((n, p) => n + p.summary.popCounts.unavailable, 0),
+  }),
+  balanceSubtypes: firstSeen('balanceSubtypes'),
+  // Without rows in the whole plan: without rows in every part (each part's list is in walk order).
+  govsWithoutRows: (parts) => {
+    const sets = parts.slice(1).map((p) => new Set(p.summary.govsWithoutRows));
+    return parts[0]!.summary.govsWithoutRows.filter((g) => sets.every((w) => w.has(g)));
+  },
+  // In walk order (government rank), as the first pass lists them.
+  inconsistentGovs: (parts, { e }) => [...new Set(parts.flatMap((p) => p.summary.inconsistentGovs))].sort((a, b) => e.govRank[a]! - e.govRank[b]!),
+  noPopulationGovs: firstSeen('noPopulationGovs'),
+  // Aligned with plan.years: each year's count from the part that walked it.
+  reporting: (parts, { plan }) => plan.years.map((y) => {
+    const p = parts.find((q) => q.years.includes(y));
+    return p === undefined ? 0 : p.summary.reporting[p.years.indexOf(y)]!;
+  }),
+  peerCells: alone('peerCells'),
+};
+
+/** The summary of a plan from its parts' summaries (one part: its own, as it is). */
+export function mergeSummaries(e: EngineCatalog, plan: MoneyPlan, parts: SummaryPart[]): MoneySummary {
+  if (parts.length === 1) return parts[0]!.summary;
+  const out = {} as Record<keyof MoneySummary, unknown>;
+  for (const k of Object.keys(MERGE) as (keyof MoneySummary)[]) out[k] = (MERGE[k] as MergeRule<typeof k>)(parts, { e, plan });
+  return out as MoneySummary;
+}
