@@ -35,7 +35,7 @@ import { Router, type Match } from './router.js';
 import type { Service } from './service.js';
 import { compileValidator, type Validator } from './validate.js';
 import { registerOps } from './ops-routes.js';
-import { charge, chargeFailed } from './rate-stage.js';
+import { charge, chargeFailed, HEAD_COST, REVALIDATION_COST } from './rate-stage.js';
 import { MAX_ROUTES, ROUTE_ASSET, telemetry, type Telemetry } from './telemetry.js';
 
 export const MAX_URL = 8192;
@@ -146,10 +146,11 @@ function asset<Ctx>(line: Line<Ctx>, req: Incoming, enc: Encoding, ex: Exchange)
   const a = line.assets.get(req.path)?.get(enc);
   if (a === undefined) return undefined;
   ex.route = ROUTE_ASSET;
-  charge(line.service.rate, req, ex, 1);
   if (req.ifNoneMatch !== '' && etagMatches(req.ifNoneMatch, a.validators.ETag!)) {
+    charge(line.service.rate, req, ex, REVALIDATION_COST);
     return { kind: 'bytes', status: 304, contentType: a.answer.contentType, body: '', headers: a.validators };
   }
+  charge(line.service.rate, req, ex, 1);
   return a.answer;
 }
 
@@ -227,11 +228,13 @@ function routed<Ctx>(line: Line<Ctx>, req: Incoming, ex: Exchange, enc: Encoding
   const spec = match.route.spec;
   ex.route = match.route.index;
   const { params, url } = validate(service, match, req);
-  charge(service.rate, req, ex, spec.cost?.(params, service.ctx, req) ?? 1);
   const validators = freshness(service, spec, url, enc);
+  // The rate stage: a revalidation answered 304 costs a tenth, a HEAD 1, any other what its route declares (rate-stage.ts).
   if (validators !== undefined && req.ifNoneMatch !== '' && etagMatches(req.ifNoneMatch, validators.ETag!)) {
+    charge(service.rate, req, ex, REVALIDATION_COST);
     return { kind: 'bytes', status: 304, contentType: JSON_TYPE, body: '', headers: validators };
   }
+  charge(service.rate, req, ex, req.method === 'head' ? HEAD_COST : spec.cost?.(params, service.ctx, req) ?? 1);
   // Each coding's bytes are an entry of their own: a repeat costs no compression.
   const cacheKey = spec.cacheable && service.cache ? (enc === 'identity' ? url : `${enc} ${url}`) : null;
   const hit = cacheKey === null ? undefined : service.cache!.get(cacheKey);
