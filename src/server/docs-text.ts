@@ -50,7 +50,22 @@ export const REQUEST_LIMITS: Decision = {
     'A URL over 8,192 characters is a 414; more than 64 query keys a 400; request headers over 16,384 bytes in all a 431; each an error envelope. A body sent with a GET is read and ignored (the next request on the connection is unaffected). Past WORKERS + POOL_QUEUE jobs a request is a 503 with Retry-After: 1 (bulk jobs, such as pages, counts, rollups and peers, may fill three quarters of those places: the last quarter is kept for one government\'s queries); past REQUEST_TIMEOUT_MS before its answer starts, a 504 and its job is cancelled. ' +
     'Below HTTP, the uWebSockets.js build in use (20.30) parses requests before the server sees them, and answers only HTTP/1.1: ' +
     'an HTTP/1.0 request (nginx speaks it to upstreams unless proxy_http_version 1.1 is set; ApacheBench and some health checkers too), an HTTP/1.1 request without Host, a request line with an absolute-form target, a control character in the path, bare LF line ends, more than 48 headers, or a line that is not HTTP at all never reaches the server, ' +
-    'so it cannot be answered 400, 501 or 505: the connection gets no status and is closed at the idle timeout (10 s). A method the parser does not know, or one in lower case, is closed at once. Each holds a descriptor for 10 s at most, never longer. Speak HTTP/1.1 to it (behind nginx: proxy_http_version 1.1).',
+    'so it cannot be answered 400, 501 or 505: the connection gets no status and is closed at the idle timeout (see connections). A method the parser does not know, or one in lower case, is closed at once. Speak HTTP/1.1 to it (behind nginx: proxy_http_version 1.1).',
+};
+
+/**
+ * What a connection carries, the same on both services: the limits of the uWebSockets.js build (uws-outgoing.ts, http.ts),
+ * measured in test/connections.test.ts and test/request-limits.test.ts.
+ */
+export const CONNECTIONS: Decision = {
+  topic: 'connections',
+  decision:
+    'Idle timeout: a connection that is silent (after its last answer, or before a whole request, such as the HTTP/1.0 and malformed requests above) is closed 8 to 12 s after it fell silent, never later: uWebSockets.js times it out at 10 s on a clock that ticks every 4 s. A connection whose answer is still going out is not idle. ' +
+    'Pipelining (several requests sent before their answers come): requests whose answers are ready at once (a cached page, /livez, an error, the docs files, the metadata routes) are answered in order, each whole, however many are pipelined. ' +
+    'An answer that waits on a job (an uncached page in any format, a bulk file read from disk, peers, rollups) is never followed on its connection: when another request arrives on a connection whose answer is still being made, this uWebSockets.js build closes the connection at once (it denies "async pipelining", so that answers cannot be sent out of order), and the server cannot answer it first, nor keep it for later. ' +
+    'Nothing partial or out of order is sent, but what that connection had not yet sent is lost: the waiting answer, the requests after it, and answers to earlier requests read in the same packet that had not yet gone out. ' +
+    'So a client must not pipeline behind such an answer: send the next request when the last answer is in (keep-alive is fine: it costs nothing), or use one connection per request in flight; a pipelining client retries on a new connection the requests its closed connection left unanswered, as RFC 9112 9.3.2 asks of it (every route is a GET, safe to retry). ' +
+    'Framing: a request with two Content-Length values that differ (two headers, or a list) is a 400 E_BAD_FRAMING with Connection: close, and the connection is closed after it (RFC 9112 6.3); a request pipelined behind it is never answered (then the connection is closed without the 400). Two equal values are one.',
 };
 
 /** The per-client rate limits, the same on both services (rate-stage.ts). */

@@ -112,6 +112,8 @@ function limits(req: Incoming): undefined {
   if (isDraining()) throw apiError('E_BUSY', 'The server is shutting down; retry in a moment.');
   if (req.path.length + req.query.length > MAX_URL) throw apiError('E_URI_TOO_LONG', `URL longer than ${MAX_URL} characters.`);
   // uWS accepts very large headers; ours is a GET-only API, so anything past 16 KB in all is refused.
+  // uWS reads the first Content-Length and goes on: the body, and the request after it, may be read wrong.
+  if (req.conflictingLength) throw apiError('E_BAD_FRAMING', 'Content-Length is given more than once with different values, so where this request\'s body ends cannot be known; the connection is closed. Send one Content-Length (a GET needs none).');
   if (req.headerBytes > MAX_HEADER_BYTES) {
     throw apiError('E_HEADERS_TOO_LARGE', `Request headers of ${req.headerBytes} bytes; at most ${MAX_HEADER_BYTES} are accepted.`);
   }
@@ -296,7 +298,8 @@ function errorAnswer(err: unknown, ex: Exchange, path: string): Answer {
   const rc: RenderContext = { validators: undefined, cacheKey: null, cache: undefined, gone: false, formats: JSON_ONLY };
   if (err instanceof ApiError) {
     const entry: ErrorEntry = ERROR_CATALOG[err.code];
-    return renderEnvelope(err.status, fail(err), entry.headers === undefined ? undefined : { ...entry.headers }, rc);
+    const answer = renderEnvelope(err.status, fail(err), entry.headers === undefined ? undefined : { ...entry.headers }, rc);
+    return entry.close && answer.kind === 'bytes' ? { ...answer, close: true } : answer;
   }
   console.error(JSON.stringify({ level: 'error', requestId: ex.requestId, path, error: err instanceof Error ? err.stack : String(err) }));
   return renderEnvelope(500, fail(apiError('E_INTERNAL', `Internal error; request id ${ex.requestId}.`), ex.requestId), undefined, rc);
