@@ -32,6 +32,8 @@ const WAITING: ((n: number) => Req)[] = [
   (n) => ({ name: 'uncached Parquet', method: 'GET', path: `/api/v1/spending?type=city&years=2019&format=parquet&limit=${n}`, waits: true }),
 ];
 const waiting = (i: number): Req => WAITING[i % WAITING.length]!(fresh++);
+/** A bulk file, read from disk as the client takes it (the test server builds them: global-setup.ts). */
+let bulkFile: Req;
 
 const wire = (r: Req): string => `${r.method} ${r.path} HTTP/1.1\r\nHost: test\r\n${r.headers ?? ''}\r\n`;
 const port = (): number => portOf(financeUrl());
@@ -98,6 +100,9 @@ describe('pipelining', () => {
     // The ready answers are in the response cache before any pipeline asks for them: the cache of every
     // front thread (each has its own, and the kernel picks the thread of a new connection), hence 12 connections each.
     for (const r of READY) for (let i = 0; i < 12; i++) await oneAtATime([r]);
+    const listing = (await (await fetch(`${financeUrl()}/api/v1/bulk`)).json()) as { data: { url: string | null; format: string }[] };
+    const file = listing.data.find((e) => e.url !== null && e.format === 'csv.gz') ?? listing.data.find((e) => e.url !== null);
+    bulkFile = { name: 'a bulk file', method: 'GET', path: file!.url!, waits: true };
   });
 
   it.each([2, 3, 10])('%i answers ready at once, in every mix: all answered, in order, each whole', async (n) => {
@@ -110,9 +115,9 @@ describe('pipelining', () => {
     }
   });
 
-  it.each([2, 3, 10])('%i requests, the last one waiting on a job (JSON, CSV, Arrow, Parquet): all answered, in order, each whole', async (n) => {
-    for (let w = 0; w < WAITING.length; w++) {
-      const reqs = [...mixes(READY, n - 1)[w % READY.length]!, waiting(w)];
+  it.each([2, 3, 10])('%i requests, the last one waiting on a job (JSON, CSV, Arrow, Parquet, a bulk file): all answered, in order, each whole', async (n) => {
+    for (let w = 0; w <= WAITING.length; w++) {
+      const reqs = [...mixes(READY, n - 1)[w % READY.length]!, w === WAITING.length ? bulkFile : waiting(w)];
       const expected = [];
       for (const r of reqs) expected.push(await alone(r));
       const got = await pipelined(reqs);
@@ -122,11 +127,11 @@ describe('pipelining', () => {
   });
 
   it.each([2, 3, 10])('%i requests with one behind an answer that waits: the documented refusal (nothing partial, closed at once), and each unanswered request is answered when sent again', async (n) => {
-    for (let w = 0; w < WAITING.length; w++) {
+    for (let w = 0; w <= WAITING.length; w++) {
       // The waiting request at each place but the last.
       for (const at of n === 10 ? [0, 4, 8] : Array.from({ length: n - 1 }, (_, i) => i)) {
         const ready = mixes(READY, n - 1)[(w + at) % READY.length]!;
-        const reqs = [...ready.slice(0, at), waiting(w), ...ready.slice(at)];
+        const reqs = [...ready.slice(0, at), w === WAITING.length ? bulkFile : waiting(w), ...ready.slice(at)];
         const got = await pipelined(reqs);
         const names = reqs.map((r) => r.name).join(', ');
         // Only whole answers, a prefix of the pipeline in its order, none for the waiting one or after it.
