@@ -246,7 +246,7 @@ describe('in-process', () => {
   it('a file stream ended mid-file closes its descriptor, at once or once the read in flight ends', async () => {
     const e = entry('spending', 'csv.gz');
     const answer = async (): Promise<{ next(): unknown; done?(): void; length?: number }> => {
-      const req = { method: 'get', methodText: 'GET', path: e.url!, query: '', host: 'x', ifNoneMatch: '', acceptEncoding: '', accept: '', range: '', ifRange: '', headerBytes: 0, peer: '', forwardedFor: '' };
+      const req = { method: 'get', methodText: 'GET', path: e.url!, query: '', host: 'x', ifNoneMatch: '', acceptEncoding: '', accept: '', range: '', ifRange: '', headerBytes: 0, conflictingLength: false, peer: '', forwardedFor: '' };
       const a = await compilePipeline(service).dispatch(req, new Exchange('t'));
       if (a.kind !== 'stream') throw new Error(`not a stream: ${a.kind}`);
       expect(a.length).toBe(e.bytes);

@@ -54,7 +54,7 @@ describe('deploy/nginx', () => {
     }
   });
 
-  it('upstreams.conf holds the replicas: each with passive failover, idle connections kept below the server\'s 10 s idle timeout', () => {
+  it('upstreams.conf holds the replicas: each with passive failover, idle connections kept below the server\'s idle timeout (8 to 12 s)', () => {
     const ups = [...conf.matchAll(/upstream\s+(civicstream_\w+)\s*\{([^}]*)\}/g)];
     expect(ups.map((u) => u[1])).toEqual(['civicstream_finance', 'civicstream_arrests']);
     for (const [, , body] of ups) {
@@ -62,7 +62,7 @@ describe('deploy/nginx', () => {
       expect(servers.length).toBeGreaterThanOrEqual(2);
       for (const s of servers) expect(s[2]).toMatch(/max_fails=\d+\s+fail_timeout=\d+s/);
       expect(body).toMatch(/keepalive\s+\d+\s*;/);
-      expect(Number(/keepalive_timeout\s+(\d+)s\s*;/.exec(body!)?.[1])).toBeLessThan(10);
+      expect(Number(/keepalive_timeout\s+(\d+)s\s*;/.exec(body!)?.[1])).toBeLessThan(8);
       expect(body).toMatch(/zone\s+civicstream_\w+\s+\d+k\s*;/);
     }
     // Nothing else in nginx.conf names a replica: a deploy changes upstreams.conf alone.

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CATALOG } from '../dist/src/server/errors.js';
 import { arrestsUrl, expectErrorEnvelope, financeUrl, get, type Got } from './helpers/http.js';
 import { ROOT, startServer, type Running } from './helpers/server.js';
+import { exchange, parseAnswers, portOf } from './helpers/raw-http.js';
 
 type Servers = { faults: Running; legacy: Running };
 
@@ -68,6 +69,13 @@ const ROWS: Record<string, Row> = {
   E_NOT_ACCEPTABLE: finance('/api/v1/health', { headers: { 'Accept-Encoding': 'identity;q=0, *;q=0' } }),
   E_URI_TOO_LONG: finance(`/api/v1/governments?q=${'x'.repeat(9000)}`),
   E_HEADERS_TOO_LARGE: finance('/api/v1/categories', { headers: { 'x-padding': 'x'.repeat(20_000) } }),
+  // Two Content-Lengths that differ: fetch will not send them, so the request goes over a raw socket.
+  E_BAD_FRAMING: async () => {
+    const got = await exchange(portOf(financeUrl()), [[0, 'GET /api/v1/categories HTTP/1.1\r\nHost: test\r\nContent-Length: 5\r\nContent-Length: 0\r\n\r\nhello']], 5_000);
+    const [a] = parseAnswers(Buffer.from(got.text, 'latin1'), ['GET']).answers;
+    const text = a!.body.toString('utf8');
+    return { status: a!.status, headers: new Headers(a!.headers), body: JSON.parse(text), text };
+  },
   E_BUSY: async (s) => (await poolState(s)).busy,
   E_TIMEOUT: async (s) => (await poolState(s)).timeout,
   // A byte range past the end of a bulk file: the legacy server builds its set (a few seconds) and serves it.

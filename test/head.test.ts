@@ -43,8 +43,9 @@ describe.concurrent('HEAD', () => {
     }
   });
 
-  // Only answers ready at once: this uWS build closes a connection whose pipelined request arrives while an
-  // earlier answer is still being computed (GET then GET of a CSV page too), which HEAD does not change.
+  // Only answers ready at once: uWS closes a connection on which a request arrives while an earlier answer
+  // is still being made (its denial of async pipelining, GET then GET of a CSV page too), which HEAD does not
+  // change; the dictionary's 'connections' decision says so, test/connections.test.ts drives the mixes.
   it.each(CASES.filter(([name]) => !name.includes('CSV')))('%s: HEAD and GET pipelined in one write both answer', async (_name, base, path) => {
     const got = await exchange(portOf(base()), [[0, req('HEAD', path) + req('GET', path)]], 3_000);
     expect(statuses(got.text)).toHaveLength(2);

@@ -69,3 +69,33 @@ describe.concurrent('requests the uWS parser refuses', () => {
     expect((await fetch(`${financeUrl()}/api/v1/health`)).status).toBe(200);
   });
 });
+
+// The idle bound the data dictionary states (issue 33): uWS times a silent connection out at 10 s on a clock
+// that ticks every 4 s, so it closes 8 to 12 s after it fell silent. Three connections of each kind, opened
+// 1.4 s apart, fall at different places of that clock: between them they reach both ends of the window.
+describe('the idle timeout, as the dictionary states it', () => {
+  const KINDS: [string, string | null][] = [
+    ['idle after an answer', 'GET /livez HTTP/1.1\r\nHost: x\r\n\r\n'],
+    ['HTTP/1.0', 'GET /api/v1/health HTTP/1.0\r\nHost: x\r\n\r\n'],
+    ['a NUL in a header', 'GET /api/v1/health HTTP/1.1\r\nHost: x\r\nX-A: a\u0000b\r\n\r\n'],
+    ['silent from the start', null],
+  ];
+
+  it('every silent connection is closed 8 to 12 s after it fell silent, and the dictionary says so', async () => {
+    const dictionary = (await (await fetch(`${financeUrl()}/api/v1/data-dictionary?format=json`)).json()) as { data: { kind: string; name: string; description: string }[] };
+    const text = JSON.stringify(dictionary.data);
+    expect(text.includes('is closed 8 to 12 s after it fell silent'), 'the dictionary states the window').toBe(true);
+    expect(/10 s at most/.test(text), 'the dictionary claims 10 s at most').toBe(false);
+    const runs = KINDS.flatMap(([name, raw]) => [0, 1400, 2800].map(async (delay) => {
+      await new Promise((r) => setTimeout(r, delay));
+      const got = await exchange(portOf(financeUrl()), raw === null ? [] : [[0, raw]], 16_000);
+      return { name, closedAfter: got.closedAfter };
+    }));
+    for (const { name, closedAfter } of await Promise.all(runs)) {
+      expect(closedAfter, name).not.toBeNull();
+      // A little slack each side for the loop's timer and the test's own clock.
+      expect(closedAfter!, name).toBeGreaterThan(7_500);
+      expect(closedAfter!, name).toBeLessThan(12_500);
+    }
+  }, 30_000);
+});

@@ -66,6 +66,15 @@ describe('landing page at /', () => {
       expect((await get('/api/v1/?utm_source=x', undefined, base())).body.meta.error_code).toBe('E_UNKNOWN_KEY');
     });
 
+    it(`${name}: every HTML page carries Referrer-Policy: same-origin (a link to another site sends no Referer), and the CSP`, async () => {
+      for (const p of ['/', '/api/v1/data-dictionary', '/__docs__/', '/explore/']) {
+        const page = await get(p, { headers: BROWSER }, base());
+        expect([page.status, page.headers.get('content-type')], p).toEqual([200, 'text/html; charset=utf-8']);
+        expect(page.headers.get('referrer-policy'), p).toBe('same-origin');
+        expect(page.headers.get('content-security-policy'), p).toContain("frame-ancestors 'none'");
+      }
+    });
+
     it(`${name}: a favicon`, async () => {
       for (const p of ['/favicon.svg', '/favicon.ico']) {
         const r = await get(p, undefined, base());

@@ -14,9 +14,9 @@ import { startServer, type Running } from './helpers/server.js';
 
 interface Got { status: number; headers: http.IncomingHttpHeaders; body: string }
 
-function get(base: string, path: string, o: { from?: string; headers?: Record<string, string> } = {}): Promise<Got> {
+function get(base: string, path: string, o: { from?: string; headers?: Record<string, string>; method?: string } = {}): Promise<Got> {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${base}${path}`, { agent: false, localAddress: o.from ?? '127.0.0.1', headers: o.headers }, (res) => {
+    const req = http.request(`${base}${path}`, { agent: false, localAddress: o.from ?? '127.0.0.1', headers: o.headers, method: o.method ?? 'GET' }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => { body += c; });
@@ -73,6 +73,38 @@ describe('rate limits', () => {
     expect(remaining(a) - remaining(b)).toBeLessThanOrEqual(6);
     const c = await get(s.url, '/api/v1/spending?type=state&years=2019&format=csv&limit=50000', { from: '127.0.0.4' });
     expect(c.status).toBe(429);
+  });
+
+  it('a revalidation answered 304 costs a tenth of a token; a HEAD costs 1, a HEAD of a 50,000-row page too', async () => {
+    // A bucket of 10: 30 revalidations of a data route and 20 of a docs page (5 tokens) are all answered 304.
+    const first = await get(s.url, SMALL, { from: '127.0.0.7' });
+    expect(first.status).toBe(200);
+    const statuses: number[] = [];
+    let last: Got | undefined;
+    for (let i = 0; i < 30; i++) {
+      last = await get(s.url, SMALL, { from: '127.0.0.7', headers: { 'if-none-match': String(first.headers.etag) } });
+      statuses.push(last.status);
+    }
+    expect(new Set(statuses)).toEqual(new Set([304]));
+    // 1 + 30 tenths spent: 6 whole tokens left at least (more as the bucket refills).
+    expect(remaining(last!)).toBeGreaterThanOrEqual(5);
+    const page = await get(s.url, '/__docs__/', { from: '127.0.0.7' });
+    expect(page.status).toBe(200);
+    for (let i = 0; i < 20; i++) expect((await get(s.url, '/__docs__/', { from: '127.0.0.7', headers: { 'if-none-match': String(page.headers.etag) } })).status).toBe(304);
+    // A revalidation that does not match is a full answer, charged in full: the bucket still runs out.
+    let refused = false;
+    for (let i = 0; i < 14 && !refused; i++) refused = (await get(s.url, SMALL, { from: '127.0.0.7', headers: { 'if-none-match': '"stale"' } })).status === 429;
+    expect(refused).toBe(true);
+
+    // A HEAD of a 50,000-row CSV page (whose GET costs 6) costs 1: seven of them fit in a bucket of 10.
+    const big = '/api/v1/spending?type=state&years=2019&format=csv&limit=50000';
+    const heads: Got[] = [];
+    for (let i = 0; i < 7; i++) heads.push(await get(s.url, big, { from: '127.0.0.8', method: 'HEAD' }));
+    expect(heads.map((h) => h.status)).toEqual(new Array(7).fill(200));
+    expect(remaining(heads[0]!)).toBe(9);
+    const got = await get(s.url, big, { from: '127.0.0.8' });
+    // 3 left (a token or so may have refilled): the GET's 6 are refused.
+    expect(got.status).toBe(429);
   });
 
   it('believes X-Forwarded-For only from a trusted proxy', async () => {

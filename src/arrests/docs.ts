@@ -1,7 +1,7 @@
 // Decisions of the school service where its spec says "not shown", kept
 // consistent with the finance service's.
 
-import { COMPRESSION, HTTP_CACHING, QUERY_SYNTAX, REPEATED_KEYS, REQUEST_LIMITS, RATE_LIMITS, OPERATIONS, PAGES } from '../server/docs-text.js';
+import { COMPRESSION, HTTP_CACHING, QUERY_SYNTAX, REPEATED_KEYS, REQUEST_LIMITS, CONNECTIONS, RATE_LIMITS, OPERATIONS, PAGES } from '../server/docs-text.js';
 
 export const ARRESTS_DECISIONS = [
   { topic: 'health', decision: '/health answers 200 once the draws are summarised; its row reports the mirror (districts, shards, draw rows), the summaries\' build, memory (rss_bytes, null when the system cannot say: /health never fails on a system call), access_log (lines dropped because stdout did not take them, process-wide, and this thread\'s buffer), connections (the process\'s connection gate, shared with the finance API: open_connections, max_connections, descriptor_limit, paused, pauses; see the finance data dictionary), compression (open_compressors, streams_compressed, bodies_compressed, as on the finance API), open_streams, uptime_s, and process and threads as on the finance API (the school API is served by one thread: threads has one entry; it has no pool or page slots, so those figures are 0). GET /api/v1/health is the route (the root has /livez, /readyz and /metrics, no /health).' },
@@ -20,6 +20,7 @@ export const ARRESTS_DECISIONS = [
   HTTP_CACHING,
   COMPRESSION,
   REQUEST_LIMITS,
+  CONNECTIONS,
   RATE_LIMITS,
   OPERATIONS,
   PAGES,

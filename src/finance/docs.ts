@@ -2,7 +2,7 @@
 // the decisions taken where the spec says "not shown", and the corpus-wide
 // caveats read from the corpus's series_breaks table.
 
-import { COMPRESSION, HTTP_CACHING, QUERY_SYNTAX, REPEATED_KEYS, REQUEST_LIMITS, RATE_LIMITS, OPERATIONS, PAGES, type DictionaryRow, type ServiceDocs } from '../server/docs-text.js';
+import { COMPRESSION, HTTP_CACHING, QUERY_SYNTAX, REPEATED_KEYS, REQUEST_LIMITS, CONNECTIONS, RATE_LIMITS, OPERATIONS, PAGES, type DictionaryRow, type ServiceDocs } from '../server/docs-text.js';
 import type { Landing } from '../server/pages/landing.js';
 import type { Catalog } from './catalog.js';
 
@@ -68,6 +68,7 @@ export const DECISIONS = [
   HTTP_CACHING,
   COMPRESSION,
   REQUEST_LIMITS,
+  CONNECTIONS,
   RATE_LIMITS,
   OPERATIONS,
   PAGES,

@@ -11,6 +11,8 @@ export type Answer =
       headers?: Record<string, string>;
       /** A whole 200 envelope of a cacheable route: the store stage may keep it, as sent (pipeline.ts). */
       keep?: boolean;
+      /** The connection is closed after it (Connection: close), nothing more read from it: a request whose framing cannot be known (uws-outgoing.ts). */
+      close?: boolean;
     }
   | {
       kind: 'stream';

@@ -7,7 +7,7 @@
 // process counts its descriptors and, past the cap, closes its listening
 // sockets: new connections are then refused by the kernel at once, nothing
 // spins, and the connections already open are served (and closed by uWS's
-// 10 s idle timeout when they fall silent). Below the low-water mark the
+// idle timeout, 8 to 12 s after they fall silent). Below the low-water mark the
 // sockets listen again. One gate per process, on the main thread; the front
 // threads close and reopen their sockets when it tells them.
 

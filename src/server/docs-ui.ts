@@ -7,10 +7,9 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Asset } from './http.js';
+import { PAGE_HEADERS } from './explore.js';
 
 const require = createRequire(import.meta.url);
-
-const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 export function docsAssets(title: string): Map<string, Asset> {
   const dist = path.dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -34,7 +33,7 @@ export function docsAssets(title: string): Map<string, Asset> {
   window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, docExpansion: 'list', defaultModelsExpandDepth: 0, validatorUrl: null });
 });
 `;
-  const page: Asset = { contentType: 'text/html; charset=utf-8', body: html, headers: { 'Content-Security-Policy': CSP } };
+  const page: Asset = { contentType: 'text/html; charset=utf-8', body: html, headers: { ...PAGE_HEADERS } };
   return new Map<string, Asset>([
     ['/__docs__/', page],
     ['/__docs__', page],

@@ -7,6 +7,8 @@ export interface ErrorEntry {
   summary: string;
   /** Headers every answer of this code carries. */
   headers?: Readonly<Record<string, string>>;
+  /** The connection is closed after the answer, and no request after it on the connection is answered. */
+  close?: true;
 }
 
 /** The methods this read-only API serves: the Allow of a 405 and the CORS preflight's list. */
@@ -32,6 +34,7 @@ export const ERROR_CATALOG = {
   E_NOT_ACCEPTABLE: { status: 406, summary: 'Accept-Encoding refuses every content coding offered, identity included; or Accept refuses every format a route answers in.' },
   E_RANGE_NOT_SATISFIABLE: { status: 416, summary: 'A Range on a bulk file that starts past its end (or asks for its last 0 bytes); Content-Range: bytes */<size> gives the size.' },
   E_URI_TOO_LONG: { status: 414, summary: 'A URL longer than 8,192 characters.' },
+  E_BAD_FRAMING: { status: 400, summary: 'Content-Length given twice (or as a list) with different values: where the body ends, and so where the next request begins, cannot be known. The connection is closed after the answer (RFC 9112 6.3).', close: true },
   E_HEADERS_TOO_LARGE: { status: 431, summary: 'Request headers larger than 16,384 bytes in all.' },
   E_RATE_LIMITED: { status: 429, summary: 'Over the client\'s rate limit (RATE_LIMIT, RATE_LIMIT_BURST); retry after the Retry-After seconds. RateLimit-Policy and RateLimit say the limit and what is left.' },
   E_BUSY: { status: 503, summary: 'The server is at capacity or shutting down; retry after the Retry-After seconds.', headers: { 'Retry-After': '1' } },

@@ -23,6 +23,8 @@ export interface Incoming {
   ifRange: string;
   /** Bytes of all request headers (names, values and separators). */
   headerBytes: number;
+  /** Content-Length given more than once (or as a list) with different values: the request's framing is unknown (RFC 9112 6.3). */
+  conflictingLength: boolean;
   /** The socket's peer address ('' in-process: the CLI and the tests' inject are never rate limited), and X-Forwarded-For ('' when absent). */
   peer: string;
   forwardedFor: string;

@@ -16,6 +16,10 @@ const SERVICES: readonly ExploreService[] = ['finance', 'arrests'];
 
 // Plot styles each chart with a <style> element of its own: style-src allows inline styles, scripts stay 'self' only.
 export const PAGE_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+// A page's address (a dictionary anchor, an explorer's state in its query) goes to this host only: a link to another site carries no Referer.
+export const REFERRER_POLICY = 'same-origin';
+/** The headers of every HTML page: the docs, the explorers, the landing page and the dictionary. */
+export const PAGE_HEADERS: Readonly<Record<string, string>> = { 'Content-Security-Policy': PAGE_CSP, 'Referrer-Policy': REFERRER_POLICY };
 
 const JS = 'text/javascript; charset=utf-8';
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -50,7 +54,7 @@ function pageFiles(service: ExploreService): string[] {
 
 export function exploreAssets(service: ExploreService): Map<string, Asset> {
   const dir = path.join(PROJECT_ROOT, 'explore');
-  const page: Asset = { contentType: 'text/html; charset=utf-8', body: readFileSync(path.join(dir, `${service}.html`), 'utf8'), headers: { 'Content-Security-Policy': PAGE_CSP } };
+  const page: Asset = { contentType: 'text/html; charset=utf-8', body: readFileSync(path.join(dir, `${service}.html`), 'utf8'), headers: { ...PAGE_HEADERS } };
   const out = new Map<string, Asset>([['/explore/', page], ['/explore', page], ['/explore/index.html', page]]);
   for (const f of pageFiles(service)) {
     out.set(`/explore/${f}`, { contentType: f.endsWith('.css') ? 'text/css; charset=utf-8' : JS, body: readFileSync(path.join(dir, f), 'utf8') });

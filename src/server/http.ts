@@ -25,10 +25,20 @@ function copyIncoming(res: UWS.HttpResponse, req: UWS.HttpRequest, wantPeer: boo
   let headerBytes = 0;
   // Every X-Forwarded-For line, in order (getHeader reads the first only): a proxy may add its own line.
   let forwardedFor = '';
+  // Every Content-Length too (getHeader reads the first only, and so does uWS's parser): two that differ are a 400 and a close.
+  let length: string | undefined;
+  let conflictingLength = false;
   req.forEach((k, v) => {
     headerBytes += k.length + v.length + 4;
     // In the same pass as the header bytes (forwardedFor() would walk the headers again).
     if (k === 'x-forwarded-for') forwardedFor = appendForwarded(forwardedFor, v);
+    else if (k === 'content-length') {
+      for (const one of v.split(',')) {
+        const n = one.trim();
+        if (length !== undefined && n !== length) conflictingLength = true;
+        length = n;
+      }
+    }
   });
   return {
     method,
@@ -42,6 +52,7 @@ function copyIncoming(res: UWS.HttpResponse, req: UWS.HttpRequest, wantPeer: boo
     range: req.getHeader('range'),
     ifRange: req.getHeader('if-range'),
     headerBytes,
+    conflictingLength,
     // Read only where the rate limits need it: it copies the address out of uWS on every request.
     peer: wantPeer ? peerText(res) : '',
     forwardedFor,

@@ -50,6 +50,8 @@ export async function inject<Ctx>(service: Service<Ctx>, url: string, o: InjectO
     range: headers.range ?? '',
     ifRange: headers['if-range'] ?? '',
     headerBytes: Object.entries(headers).reduce((n, [k, v]) => n + k.length + v.length + 4, 0),
+    // One value per name here: an in-process request has its framing.
+    conflictingLength: false,
     // In-process: no peer, so never rate limited.
     peer: '',
     forwardedFor: headers['x-forwarded-for'] ?? '',

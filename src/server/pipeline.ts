@@ -35,7 +35,7 @@ import { Router, type Match } from './router.js';
 import type { Service } from './service.js';
 import { compileValidator, type Validator } from './validate.js';
 import { registerOps } from './ops-routes.js';
-import { charge, chargeFailed } from './rate-stage.js';
+import { charge, chargeFailed, HEAD_COST, REVALIDATION_COST } from './rate-stage.js';
 import { MAX_ROUTES, ROUTE_ASSET, telemetry, type Telemetry } from './telemetry.js';
 
 export const MAX_URL = 8192;
@@ -112,6 +112,8 @@ function limits(req: Incoming): undefined {
   if (isDraining()) throw apiError('E_BUSY', 'The server is shutting down; retry in a moment.');
   if (req.path.length + req.query.length > MAX_URL) throw apiError('E_URI_TOO_LONG', `URL longer than ${MAX_URL} characters.`);
   // uWS accepts very large headers; ours is a GET-only API, so anything past 16 KB in all is refused.
+  // uWS reads the first Content-Length and goes on: the body, and the request after it, may be read wrong.
+  if (req.conflictingLength) throw apiError('E_BAD_FRAMING', 'Content-Length is given more than once with different values, so where this request\'s body ends cannot be known; the connection is closed. Send one Content-Length (a GET needs none).');
   if (req.headerBytes > MAX_HEADER_BYTES) {
     throw apiError('E_HEADERS_TOO_LARGE', `Request headers of ${req.headerBytes} bytes; at most ${MAX_HEADER_BYTES} are accepted.`);
   }
@@ -146,10 +148,11 @@ function asset<Ctx>(line: Line<Ctx>, req: Incoming, enc: Encoding, ex: Exchange)
   const a = line.assets.get(req.path)?.get(enc);
   if (a === undefined) return undefined;
   ex.route = ROUTE_ASSET;
-  charge(line.service.rate, req, ex, 1);
   if (req.ifNoneMatch !== '' && etagMatches(req.ifNoneMatch, a.validators.ETag!)) {
+    charge(line.service.rate, req, ex, REVALIDATION_COST);
     return { kind: 'bytes', status: 304, contentType: a.answer.contentType, body: '', headers: a.validators };
   }
+  charge(line.service.rate, req, ex, 1);
   return a.answer;
 }
 
@@ -227,11 +230,13 @@ function routed<Ctx>(line: Line<Ctx>, req: Incoming, ex: Exchange, enc: Encoding
   const spec = match.route.spec;
   ex.route = match.route.index;
   const { params, url } = validate(service, match, req);
-  charge(service.rate, req, ex, spec.cost?.(params, service.ctx, req) ?? 1);
   const validators = freshness(service, spec, url, enc);
+  // The rate stage: a revalidation answered 304 costs a tenth, a HEAD 1, any other what its route declares (rate-stage.ts).
   if (validators !== undefined && req.ifNoneMatch !== '' && etagMatches(req.ifNoneMatch, validators.ETag!)) {
+    charge(service.rate, req, ex, REVALIDATION_COST);
     return { kind: 'bytes', status: 304, contentType: JSON_TYPE, body: '', headers: validators };
   }
+  charge(service.rate, req, ex, req.method === 'head' ? HEAD_COST : spec.cost?.(params, service.ctx, req) ?? 1);
   // Each coding's bytes are an entry of their own: a repeat costs no compression.
   const cacheKey = spec.cacheable && service.cache ? (enc === 'identity' ? url : `${enc} ${url}`) : null;
   const hit = cacheKey === null ? undefined : service.cache!.get(cacheKey);
@@ -293,7 +298,8 @@ function errorAnswer(err: unknown, ex: Exchange, path: string): Answer {
   const rc: RenderContext = { validators: undefined, cacheKey: null, cache: undefined, gone: false, formats: JSON_ONLY };
   if (err instanceof ApiError) {
     const entry: ErrorEntry = ERROR_CATALOG[err.code];
-    return renderEnvelope(err.status, fail(err), entry.headers === undefined ? undefined : { ...entry.headers }, rc);
+    const answer = renderEnvelope(err.status, fail(err), entry.headers === undefined ? undefined : { ...entry.headers }, rc);
+    return entry.close && answer.kind === 'bytes' ? { ...answer, close: true } : answer;
   }
   console.error(JSON.stringify({ level: 'error', requestId: ex.requestId, path, error: err instanceof Error ? err.stack : String(err) }));
   return renderEnvelope(500, fail(apiError('E_INTERNAL', `Internal error; request id ${ex.requestId}.`), ex.requestId), undefined, rc);

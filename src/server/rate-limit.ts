@@ -171,9 +171,12 @@ export class RateLimiter {
     return buffer;
   }
 
-  /** Takes `cost` tokens (>= 1; above burst counts as burst, so that it can ever pass) from the client's bucket, if it has them. */
+  /**
+   * Takes `cost` tokens from the client's bucket, if it has them: a cost of 1 or more in whole tokens (above burst
+   * counts as burst, so that it can ever pass), a cost below 1 in thousandths (a revalidation's tenth; at least one).
+   */
   take(client: string, cost: number): RateDecision {
-    const units = (cost >= 1 ? Math.min(Math.ceil(cost), this.burst) : 1) * MILLI;
+    const units = cost >= 1 ? Math.min(Math.ceil(cost), this.burst) * MILLI : Math.max(1, Math.ceil(cost * MILLI));
     this.hash(client);
     const now = this.now();
     for (;;) {

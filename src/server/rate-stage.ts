@@ -2,7 +2,8 @@
 // to its bucket (rate-limit.ts) before it is handled, and refused with a 429
 // envelope past its limit, so one client cannot take the pool from the
 // others. Its charge is what the route declares (RouteSpec.cost: a bulk page
-// by the rows it asks, a bulk file by its bytes), 1 otherwise. A request that
+// by the rows it asks, a bulk file by its bytes), 1 otherwise; a 304 a tenth, a
+// HEAD 1 (REVALIDATION_COST, HEAD_COST). A request that
 // fails before its route is known (404, 400, 405...) costs 1 all the same: a
 // flood of bad requests is a flood. The operator's routes (/livez, /readyz,
 // /metrics), CORS preflights (OPTIONS) and the in-process callers (the CLI,
@@ -27,6 +28,15 @@ export interface RateGate {
 /** A bulk page costs one token more per ROWS_PER_TOKEN rows it asks for, a bulk file one more per BYTES_PER_TOKEN. */
 export const ROWS_PER_TOKEN = 10_000;
 export const BYTES_PER_TOKEN = 10 * 1024 * 1024;
+/**
+ * What a revalidation answered 304 costs (If-None-Match naming the answer's ETag): a tenth of a token. It is
+ * answered before any work but validation and sends no body, and a client that revalidates its copy instead of
+ * fetching it again is what the limits should encourage; a tenth, not nothing, so that a flood of them is still
+ * a flood. A HEAD costs 1, whatever the GET would: the extra tokens of a bulk page or file pay for the rows or
+ * bytes sent, and a HEAD sends none.
+ */
+export const REVALIDATION_COST = 0.1;
+export const HEAD_COST = 1;
 const CHEAPER = `Bulk pages cost 1 more per ${ROWS_PER_TOKEN.toLocaleString('en-US')} rows asked: the bulk files (/api/v1/bulk) are the cheaper way to a whole table.`;
 
 /** The process's tables, by service: made by the main thread, adopted by the front threads, so a client has one bucket whichever thread answers. */

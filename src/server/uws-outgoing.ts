@@ -23,6 +23,8 @@ type StreamAnswer = Extract<Answer, { kind: 'stream' }>;
 export class Outgoing<Ctx> {
   private settled = false;
   private answered = false;
+  /** An answer that closes the connection waits for uWS's parse to end (write()). */
+  private deferred = false;
   /** The open stream's end: called once when it ends, fails or its client leaves. */
   private streamEnd: (() => void) | undefined;
   private readonly head: boolean;
@@ -58,23 +60,37 @@ export class Outgoing<Ctx> {
   write(answer: Answer): void {
     if (this.ex.gone || this.answered) { discard(answer); return; }
     if (answer.kind === 'none') return;
+    if (answer.kind === 'bytes' && answer.close === true && !this.deferred) {
+      // Written after uWS has parsed all it read: a request behind this one is then read while this answer is
+      // pending, and uWS closes the connection without answering it (as RFC 9112 6.3 wants after a framing error).
+      // Ended inside the parse, the answer's close would be lost: uWS would answer the next request and keep the connection.
+      this.deferred = true;
+      setImmediate(() => this.write(answer));
+      return;
+    }
     this.answered = true;
     this.contentType = answer.contentType;
     this.encoding = answer.headers?.['Content-Encoding'];
     if (answer.kind === 'stream') { this.stream(answer); return; }
     const { status, body } = answer;
-    const draining = isDraining();
+    const close = isDraining() || answer.close === true;
     const res = this.res;
     res.cork(() => {
       this.writeHead(status, answer.contentType, answer.headers);
       // A 304 repeats no length: it would have to be the 200's, which was never computed. A 204 has none (RFC 9110 8.6).
       if (status === 304 || status === 204) res.endWithoutBody();
       else if (this.head) {
+        const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
         // The length goes in as a header: endWithoutBody(length) leaves this uWS build's connection without its
         // idle timeout and breaks the next request on it (test/head.test.ts), a descriptor held for good per HEAD.
-        res.writeHeader('Content-Length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength));
-        res.endWithoutBody();
-      } else res.end(body, draining);
+        // This build's endWithoutBody never closes: an answer that must close the connection (a framing error, which
+        // says nothing of the GET's length) ends as an empty body, Content-Length: 0, and the connection closes after it.
+        if (close) res.end('', true);
+        else {
+          res.writeHeader('Content-Length', String(length));
+          res.endWithoutBody();
+        }
+      } else res.end(body, close);
     });
     this.settle();
     this.log(status, typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);

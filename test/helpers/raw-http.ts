@@ -36,3 +36,60 @@ export function contentLengths(text: string): (number | null)[] {
     return m ? Number(m[1]) : null;
   });
 }
+
+export interface RawAnswer {
+  status: number;
+  /** Header names in lower case; a repeated name keeps its last value. */
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/**
+ * Reads the answers in bytes one after another, as a client on the connection would: each framed by its
+ * Content-Length or chunked coding, with no body after a HEAD (methods[i] is the method of the i-th request),
+ * a 204 or a 304. Stops at the first answer that is not whole; `rest` is what is left unread (empty when every
+ * byte belonged to a whole answer).
+ */
+export function parseAnswers(bytes: Buffer, methods: string[]): { answers: RawAnswer[]; rest: Buffer } {
+  const answers: RawAnswer[] = [];
+  let at = 0;
+  while (at < bytes.length) {
+    const end = bytes.indexOf('\r\n\r\n', at, 'latin1');
+    if (end < 0) break;
+    const lines = bytes.subarray(at, end).toString('latin1').split('\r\n');
+    const m = /^HTTP\/1\.1 (\d{3}) /.exec(lines[0]!);
+    if (m === null) break;
+    const status = Number(m[1]);
+    const headers: Record<string, string> = {};
+    for (const l of lines.slice(1)) {
+      const i = l.indexOf(':');
+      headers[l.slice(0, i).trim().toLowerCase()] = l.slice(i + 1).trim();
+    }
+    let p = end + 4;
+    let body: Buffer;
+    if (methods[answers.length] === 'HEAD' || status === 204 || status === 304) body = Buffer.alloc(0);
+    else if (headers['transfer-encoding'] === 'chunked') {
+      const parts: Buffer[] = [];
+      let whole = false;
+      for (;;) {
+        const le = bytes.indexOf('\r\n', p, 'latin1');
+        if (le < 0) break;
+        const size = parseInt(bytes.subarray(p, le).toString('latin1'), 16);
+        if (!Number.isFinite(size) || le + 2 + size + 2 > bytes.length) break;
+        parts.push(bytes.subarray(le + 2, le + 2 + size));
+        p = le + 2 + size + 2;
+        if (size === 0) { whole = true; break; }
+      }
+      if (!whole) break;
+      body = Buffer.concat(parts);
+    } else {
+      const n = Number(headers['content-length'] ?? NaN);
+      if (!Number.isFinite(n) || p + n > bytes.length) break;
+      body = bytes.subarray(p, p + n);
+      p += n;
+    }
+    answers.push({ status, headers, body });
+    at = p;
+  }
+  return { answers, rest: bytes.subarray(at) };
+}

@@ -3,7 +3,7 @@
 // explorers, one banner while a mirror is synthetic. No script: the pages
 // are text, styled by /explore/pages.css, under the explorers' CSP.
 
-import { PAGE_CSP } from '../explore.js';
+import { PAGE_HEADERS } from '../explore.js';
 
 /** Text made safe inside HTML elements and double-quoted attributes. */
 export function esc(s: unknown): string {
@@ -43,7 +43,7 @@ export function htmlPage(p: PageParts): string {
   ].join('\n');
 }
 
-/** A body of HTML with the pages' headers (the explorers' CSP). */
+/** A body of HTML with the pages' headers (the explorers' CSP, the Referrer-Policy). */
 export function htmlReply(body: string): { kind: 'body'; contentType: string; body: string; headers: Record<string, string> } {
-  return { kind: 'body', contentType: 'text/html; charset=utf-8', body, headers: { 'Content-Security-Policy': PAGE_CSP } };
+  return { kind: 'body', contentType: 'text/html; charset=utf-8', body, headers: { ...PAGE_HEADERS } };
 }
