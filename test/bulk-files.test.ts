@@ -220,6 +220,35 @@ s.sendall(b'GET ${e.url} HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n'); s.recv(1024); prin
   });
 });
 
+describe('revalidation and the rate limit', () => {
+  // A server of its own on the same mirror (its set found in the cache the first one built), with a bucket of 10.
+  let limited: Running | undefined;
+  beforeAll(async () => {
+    limited = await startServer({ FINANCE_DATA: mirror, BULK_BUILD: 'true', RATE_LIMIT: '1', RATE_LIMIT_BURST: '10' });
+    for (let t = 0; t < 240; t++) {
+      const l = (await (await fetch(`${limited.url}/api/v1/bulk`)).json()) as Listing;
+      if (l.meta.ready === l.meta.total) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }, 120_000);
+  afterAll(async () => { await limited?.stop(); });
+
+  it('a bulk file revalidated to a 304 costs what any 304 costs (a tenth of a token), GET and HEAD: 40 fit in a bucket of 10', async () => {
+    const e = entry('spending', 'parquet');
+    const left = (res: Response): number => Number(/r=(\d+)/.exec(res.headers.get('ratelimit') ?? '')?.[1]);
+    const statuses: number[] = [];
+    let last: Response | undefined;
+    for (let i = 0; i < 40; i++) {
+      last = await fetch(`${limited!.url}${e.url}`, { method: i % 2 === 0 ? 'GET' : 'HEAD', headers: { 'if-none-match': `"${e.sha256}"` } });
+      await last.arrayBuffer();
+      statuses.push(last.status);
+    }
+    expect(new Set(statuses)).toEqual(new Set([304]));
+    // 40 tenths spent of 10: at least 5 whole tokens left (more as the bucket refills at 1 a second).
+    expect(left(last!)).toBeGreaterThanOrEqual(5);
+  });
+});
+
 describe('in-process', () => {
   let ctx: Awaited<ReturnType<typeof loadFinance>>;
   let service: ReturnType<typeof financeService>;

@@ -5,7 +5,7 @@
 // <table>-<year>.<format> or <table>-latest.<format> redirects to the
 // current one.
 
-import { BYTES_PER_TOKEN } from '../server/rate-stage.js';
+import { BYTES_PER_TOKEN, REVALIDATION_COST } from '../server/rate-stage.js';
 import { ok } from '../server/envelope.js';
 import { apiError } from '../server/errors.js';
 import { defineRoute, envelopeReply, type Reply, type RouteRequest, type RouteSpec } from '../server/route-spec.js';
@@ -83,10 +83,12 @@ export const bulkRoutes: Route[] = [
     id: 'bulk-file', path: `${BULK_FILES_PATH}/{name}`, tags: ['bulk'], produces: 'application/octet-stream',
     pathParams: { name: fileNameParam }, query: {},
     // A file costs its client 1 token more per 10 MB it will send (rate-stage.ts): the range the answer honours
-    // (a Range it cannot honour sends the whole file, and is charged so), nothing for HEAD.
+    // (a Range it cannot honour sends the whole file, and is charged so); a revalidation answered 304 what any
+    // other 304 costs (REVALIDATION_COST), GET or HEAD; the pipeline charges a HEAD no more than HEAD_COST.
     cost: (p: { name: FileName }, ctx: FinanceCtx, r: { range: string; ifRange: string; ifNoneMatch: string; method: string }) => {
-      const f = r.method === 'head' || p.name.hash === null ? undefined : bulkOf(ctx).lookup(p.name.name)?.file;
-      if (f === undefined || f === null || notModified(r.ifNoneMatch, f.sha256)) return 1;
+      const f = p.name.hash === null ? undefined : bulkOf(ctx).lookup(p.name.name)?.file;
+      if (f === undefined || f === null) return 1;
+      if (notModified(r.ifNoneMatch, f.sha256)) return REVALIDATION_COST;
       const pick = pickRange(r.range, r.ifRange, `"${f.sha256}"`, f.bytes);
       const bytes = pick.kind === 'whole' ? f.bytes : pick.kind === 'part' ? pick.end - pick.start + 1 : 0;
       return 1 + Math.floor(bytes / BYTES_PER_TOKEN);

@@ -236,7 +236,9 @@ function routed<Ctx>(line: Line<Ctx>, req: Incoming, ex: Exchange, enc: Encoding
     charge(service.rate, req, ex, REVALIDATION_COST);
     return { kind: 'bytes', status: 304, contentType: JSON_TYPE, body: '', headers: validators };
   }
-  charge(service.rate, req, ex, req.method === 'head' ? HEAD_COST : spec.cost?.(params, service.ctx, req) ?? 1);
+  // A route with validators of its own (a bulk file's ETag) prices its own revalidation (cost below 1): a HEAD pays no more than that.
+  const cost = spec.cost?.(params, service.ctx, req) ?? 1;
+  charge(service.rate, req, ex, req.method === 'head' ? Math.min(HEAD_COST, cost) : cost);
   // Each coding's bytes are an entry of their own: a repeat costs no compression.
   const cacheKey = spec.cacheable && service.cache ? (enc === 'identity' ? url : `${enc} ${url}`) : null;
   const hit = cacheKey === null ? undefined : service.cache!.get(cacheKey);
