@@ -123,6 +123,7 @@ const EXPECTED: Record<string, { status: number; headers?: Record<string, string
   E_RANGE_NOT_SATISFIABLE: { status: 416, headers: { 'Content-Range': /^bytes \*\/\d+$/ } },
   E_URI_TOO_LONG: { status: 414 },
   E_HEADERS_TOO_LARGE: { status: 431 },
+  E_BAD_FRAMING: { status: 400, headers: { Connection: 'close' } },
   E_RATE_LIMITED: { status: 429, headers: { 'Retry-After': /^[1-9]\d*$/, 'RateLimit-Policy': /\S/ } },
   E_BUSY: { status: 503, headers: { 'Retry-After': '1' } },
   E_TIMEOUT: { status: 504 },
