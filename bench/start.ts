@@ -64,7 +64,7 @@ const med = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(x
 const s = (x: number): string => x.toFixed(2);
 const load = os.loadavg()[0]!.toFixed(1);
 const table = [
-  `npm start to /api/v1/health 200 on both services, fixtures (finance v6, arrests), ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} cores, defaults (WORKERS and FRONT_THREADS: the core count); load average ${load} at the end (other work on the machine)`,
+  `npm start to /api/v1/health 200 on both services, fixtures (finance v6, arrests), ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} cores, defaults (WORKERS and FRONT_THREADS: the core count); load average ${load} at the end`,
   '',
   '| dist/ | runs | npm start to listening (s) | npm start to healthy (s) | built first |',
   '|---|---|---|---|---|',
