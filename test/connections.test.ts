@@ -7,8 +7,12 @@
 
 import net from 'node:net';
 import { gunzipSync } from 'node:zlib';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { financeUrl } from './helpers/http.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { arrestsUrl, financeUrl } from './helpers/http.js';
+import { freePort, renderNginx, startNginx, type Nginx } from './helpers/nginx.js';
 import { parseAnswers, portOf, type RawAnswer } from './helpers/raw-http.js';
 
 interface Req { name: string; method: 'GET' | 'HEAD'; path: string; headers?: string; waits: boolean }
@@ -36,7 +40,9 @@ const waiting = (i: number): Req => WAITING[i % WAITING.length]!(fresh++);
 let bulkFile: Req;
 
 const wire = (r: Req): string => `${r.method} ${r.path} HTTP/1.1\r\nHost: test\r\n${r.headers ?? ''}\r\n`;
-const port = (): number => portOf(financeUrl());
+/** Where the pipelines go: the server itself, or nginx in front of it (the describe block's beforeAll sets it). */
+let target = (): number => portOf(financeUrl());
+const port = (): number => target();
 
 /** What a client can compare of two answers: status, the headers of the representation, the body (decoded: a gzip stream's bytes may differ between a miss and a hit). */
 const shape = (a: RawAnswer): unknown => ({
@@ -45,7 +51,7 @@ const shape = (a: RawAnswer): unknown => ({
 });
 
 /** The request answered alone, on a connection of its own (the expected answer), once per request. */
-const seenAlone = new Map<string, unknown>();
+let seenAlone = new Map<string, unknown>();
 async function alone(r: Req): Promise<unknown> {
   const key = wire(r);
   if (!seenAlone.has(key)) {
@@ -149,4 +155,49 @@ describe('pipelining', () => {
       }
     }
   }, 120_000);
+});
+
+// The deployment (deploy/nginx): nginx reads a client's pipeline and sends the server one request at a time
+// on its kept-alive upstream connections, so a pipeline through it is answered whole and in order, whatever
+// waits on a job and wherever it stands: what the `connections` decision tells a pipelining client to use.
+describe('pipelining through nginx (deploy/nginx, in front of the test server)', () => {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'civicstream-pipeline-'));
+  let nginx: Nginx | null = null;
+  beforeAll(async () => {
+    const [finance, arrests] = [await freePort(), await freePort()];
+    const replica = { finance: portOf(financeUrl()), arrests: portOf(arrestsUrl()) };
+    const layout = { replicas: [replica, replica], listen: { finance, arrests } };
+    renderNginx(tmp, layout);
+    nginx = await startNginx(tmp, layout);
+    target = () => finance;
+    seenAlone = new Map();
+  });
+  afterAll(async () => {
+    await nginx?.stop();
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it.each([2, 3, 10])('%i requests, one waiting on a job (JSON, CSV, Arrow, Parquet, a bulk file) at each place: all answered, in order, each whole', async (n) => {
+    for (let w = 0; w <= WAITING.length; w++) {
+      for (const at of n === 10 ? [0, 4, 9] : Array.from({ length: n }, (_, i) => i)) {
+        const ready = mixes(READY, n - 1)[(w + at) % READY.length]!;
+        const reqs = [...ready.slice(0, at), w === WAITING.length ? bulkFile : waiting(w), ...ready.slice(at)];
+        const names = reqs.map((r) => r.name).join(', ');
+        const expected = [];
+        for (const r of reqs) expected.push(await alone(r));
+        const got = await pipelined(reqs);
+        expect(got.rest.length, names).toBe(0);
+        expect(got.answers.map(shape), names).toEqual(expected);
+      }
+    }
+  }, 120_000);
+
+  it('10 requests, every one waiting on a job: all answered, in order, each whole', async () => {
+    const reqs = Array.from({ length: 10 }, (_, i) => (i === 5 ? bulkFile : waiting(i)));
+    const expected = [];
+    for (const r of reqs) expected.push(await alone(r));
+    const got = await pipelined(reqs);
+    expect(got.rest.length).toBe(0);
+    expect(got.answers.map(shape)).toEqual(expected);
+  });
 });
