@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { financeService } from '../dist/src/finance/service.js';
 import { readConfig } from '../dist/src/config.js';
 import { inject } from '../dist/src/server/inject.js';
+import { ROUTED_STAGES } from '../dist/src/server/pipeline.js';
 import { financeUrl, rawGet } from './helpers/http.js';
 import { useFixtureCtx } from './helpers/fixture-ctx.js';
 
@@ -13,7 +14,8 @@ const ctx = useFixtureCtx();
 const service = () => financeService(ctx(), readConfig({ ...process.env, FINANCE_DATA: 'fixtures/finance/v6' }));
 
 // Headers that name the request, the cache state or the socket's framing (chunked), not the answer.
-const VOLATILE = new Set(['x-request-id', 'x-cache', 'date', 'content-length', 'transfer-encoding', 'uwebsockets', 'connection']);
+// Content-Length is the answer's: inject() announces what the server does (answer-head.ts), HEAD included.
+const VOLATILE = new Set(['x-request-id', 'x-cache', 'date', 'transfer-encoding', 'uwebsockets', 'connection']);
 const answerHeaders = (h: Record<string, string> | Headers): Record<string, string> => {
   const entries = h instanceof Headers ? [...h.entries()] : Object.entries(h);
   return Object.fromEntries(entries.map(([k, v]) => [k.toLowerCase(), v] as const).filter(([k]) => !VOLATILE.has(k)).sort(([a], [b]) => a.localeCompare(b)));
@@ -39,6 +41,20 @@ describe('inject: the pipeline in-process', () => {
     expect(local.status).toBe(remote.status);
     expect(answerHeaders(local.headers)).toEqual(answerHeaders(remote.headers));
     expect(local.text()).toBe(remote.text);
+  });
+
+  it.each(URLS)('answers HEAD %s with the headers the server sends, Content-Length included', async (url) => {
+    const [local, remote] = await Promise.all([
+      inject(service(), url, { method: 'HEAD', headers: { host: new URL(financeUrl()).host } }),
+      fetch(`${financeUrl()}${url}`, { method: 'HEAD', headers: { 'Accept-Encoding': 'identity' } }),
+    ]);
+    expect(local.status).toBe(remote.status);
+    expect(answerHeaders(local.headers)).toEqual(answerHeaders(remote.headers));
+    expect(local.body.length).toBe(0);
+  });
+
+  it('runs the routed stages in this order', () => {
+    expect(ROUTED_STAGES).toEqual(['route', 'validate', 'freshness', 'rate', 'revalidate', 'cache', 'handle', 'render', 'encode', 'store']);
   });
 
   it('revalidation: a matching If-None-Match is a 304 before any work, a stale one the 200', async () => {
@@ -87,5 +103,10 @@ describe('inject: the pipeline in-process', () => {
     expect(head.body.length).toBe(0);
     expect(answerHeaders(head.headers)).toEqual(answerHeaders(get.headers));
     expect(get.body.length).toBeGreaterThan(0);
+    // A JSON answer in bytes announces its GET's length on HEAD too; the CSV page above is chunked: none.
+    const json = '/api/v1/categories';
+    const [jh, jg] = await Promise.all([inject(service(), json, { method: 'HEAD' }), inject(service(), json)]);
+    expect(jh.headers['content-length']).toBe(String(jg.body.length));
+    expect(head.headers['content-length']).toBeUndefined();
   });
 });

@@ -3,7 +3,7 @@
 // socket. The CLI answers with it, and tests that are not about sockets use it.
 
 import type { Answer } from './answer.js';
-import { COMMON_HEADERS } from './answer.js';
+import { answerHead } from './answer-head.js';
 import { Exchange, type Incoming } from './exchange.js';
 import { compilePipeline, type Pipeline } from './pipeline.js';
 import type { Service } from './service.js';
@@ -59,13 +59,12 @@ export async function inject<Ctx>(service: Service<Ctx>, url: string, o: InjectO
   const ex = new Exchange(`inject-${(++injected).toString(36)}`);
   const answer: Answer = await pipelineOf(service).dispatch(req, ex);
   if (answer.kind === 'none') throw new Error('inject: the pipeline gave no answer');
+  // The same head the server writes (answer-head.ts): its lines, the length it announces, Connection: close.
+  const head = answerHead(answer, ex, method, false);
   const out: Record<string, string> = {};
-  for (const [k, v] of COMMON_HEADERS) out[k.toLowerCase()] = v;
-  out['x-request-id'] = ex.requestId;
-  out['content-type'] = answer.contentType;
-  for (const [k, v] of Object.entries(answer.headers ?? {})) out[k.toLowerCase()] = v;
-  // A stream of known length (a file) goes over HTTP with Content-Length, HEAD included (uws-outgoing.ts).
-  if (answer.kind === 'stream' && answer.length !== undefined) out['content-length'] = String(answer.length);
+  for (const [k, v] of head.lines) out[k.toLowerCase()] = v;
+  if (head.length !== undefined) out['content-length'] = String(head.length);
+  if (head.close) out.connection = 'close';
   const body = method === 'head' ? Buffer.alloc(0) : await bodyOf(answer);
   if (answer.kind === 'stream' && method === 'head') answer.done?.();
   return { status: answer.status, headers: out, body, text: () => body.toString('utf8'), json: <T>() => JSON.parse(body.toString('utf8')) as T };

@@ -13,8 +13,11 @@
 // The operational stage answers the operator's routes (/livez, /readyz,
 // /metrics) first: a probe is answered while the server drains.
 //
-// A handler that answers synchronously (one government's history, run on a
-// front thread) is answered synchronously: no promise, no timer.
+// The routed stages are a list (BEFORE, then handle, render, encode, store:
+// ROUTED_STAGES). A handler that returns its reply synchronously is answered in
+// the same turn: no promise, no timer. One government's history runs its job
+// on the front thread (Pool.runSmall) but its handler is async, so it is
+// answered a microtask later, still before uWS reads the next request.
 
 import type { Answer } from './answer.js';
 import { NOTHING } from './answer.js';
@@ -179,11 +182,10 @@ function freshness<Ctx>(service: Service<Ctx>, spec: RouteSpec<Ctx>, url: string
 const VARY_FORMATS = 'Accept, Accept-Encoding';
 
 /**
- * The encode and store stages: the answer in its coding, and a whole 200 envelope of a cacheable route kept as
- * sent; a compressed 200 stream of one (a bulk page) kept once it has gone out whole (kept-streams.ts).
+ * The store stage, after encode: a whole 200 envelope of a cacheable route kept as sent; a compressed 200
+ * stream of one (a bulk page) kept once it has gone out whole (kept-streams.ts).
  */
-function encodeAndStore(answer: Answer, enc: Encoding, rc: RenderContext, get: boolean): Answer {
-  const coded = encodeAnswer(answer, enc);
+function store(coded: Answer, rc: RenderContext, get: boolean): Answer {
   if (coded.kind === 'stream' && get && coded.status === 200 && rc.cacheKey !== null && coded.headers?.['Content-Encoding'] !== undefined) {
     return keepWhileStreaming(coded, rc.cache!, rc.cacheKey);
   }
@@ -223,34 +225,101 @@ function handle<Ctx>(service: Service<Ctx>, spec: RouteSpec<Ctx>, params: unknow
   return spec.handle({ params, ctx: service.ctx, host: req.host, url, head: req.method === 'head', range: req.range, ifRange: req.ifRange, ifNoneMatch: req.ifNoneMatch, get signal() { return ex.signal(); } });
 }
 
-/** The routed part of the line: route, validate, freshness, cache, handle, render, encode, store. */
-function routed<Ctx>(line: Line<Ctx>, req: Incoming, ex: Exchange, enc: Encoding): Answer | Promise<Answer> {
-  const { service } = line;
-  const match = route(line, req);
-  const spec = match.route.spec;
-  ex.route = match.route.index;
-  const { params, url } = validate(service, match, req);
-  const validators = freshness(service, spec, url, enc);
-  // The rate stage: a revalidation answered 304 costs a tenth, a HEAD 1, any other what its route declares (rate-stage.ts).
-  if (validators !== undefined && req.ifNoneMatch !== '' && etagMatches(req.ifNoneMatch, validators.ETag!)) {
-    charge(service.rate, req, ex, REVALIDATION_COST);
-    return { kind: 'bytes', status: 304, contentType: JSON_TYPE, body: '', headers: validators };
-  }
+/** What the routed stages know of a request as they pass it on: each stage fills in its part. */
+interface Flow<Ctx> {
+  line: Line<Ctx>;
+  req: Incoming;
+  ex: Exchange;
+  enc: Encoding;
+  match: Match<Compiled<Ctx>>;
+  params: unknown;
+  url: string;
+  validators: Record<string, string> | undefined;
+  /** The request names the current ETag: the revalidate stage answers 304 (the rate stage charged a tenth). */
+  notModified: boolean;
+  cacheKey: string | null;
+}
+
+/** A stage before the handler: it fills in its part of the flow and passes (undefined), or ends the request with an answer. */
+interface Stage { name: string; run(f: Flow<any>): Answer | undefined }
+
+/**
+ * The routed line, in order. Each stage is a function of the flow; the handler comes after the last of these,
+ * then render, encode and store (AFTER). test/pipeline.test.ts pins the order.
+ */
+const BEFORE: readonly Stage[] = [
+  { name: 'route', run: routeStage },
+  { name: 'validate', run: validateStage },
+  { name: 'freshness', run: freshnessStage },
+  { name: 'rate', run: rateStage },
+  { name: 'revalidate', run: revalidateStage },
+  { name: 'cache', run: cacheStage },
+];
+const AFTER = ['render', 'encode', 'store'] as const;
+/** Every stage of a routed request, by name, in the order they run. */
+export const ROUTED_STAGES: readonly string[] = [...BEFORE.map((s) => s.name), 'handle', ...AFTER];
+
+function routeStage<Ctx>(f: Flow<Ctx>): undefined {
+  f.match = route(f.line, f.req);
+  f.ex.route = f.match.route.index;
+  return undefined;
+}
+
+function validateStage<Ctx>(f: Flow<Ctx>): undefined {
+  const { params, url } = validate(f.line.service, f.match, f.req);
+  f.params = params;
+  f.url = url;
+  return undefined;
+}
+
+function freshnessStage<Ctx>(f: Flow<Ctx>): undefined {
+  const v = freshness(f.line.service, f.match.route.spec, f.url, f.enc);
+  f.validators = v;
+  f.notModified = v !== undefined && f.req.ifNoneMatch !== '' && etagMatches(f.req.ifNoneMatch, v.ETag!);
+  return undefined;
+}
+
+/** The rate stage: a revalidation answered 304 costs a tenth, a HEAD 1, any other what its route declares (rate-stage.ts). */
+function rateStage<Ctx>(f: Flow<Ctx>): undefined {
+  const { service } = f.line, req = f.req;
+  if (f.notModified) { charge(service.rate, req, f.ex, REVALIDATION_COST); return undefined; }
   // A route with validators of its own (a bulk file's ETag) prices its own revalidation (cost below 1): a HEAD pays no more than that.
-  const cost = spec.cost?.(params, service.ctx, req) ?? 1;
-  charge(service.rate, req, ex, req.method === 'head' ? Math.min(HEAD_COST, cost) : cost);
-  // Each coding's bytes are an entry of their own: a repeat costs no compression.
-  const cacheKey = spec.cacheable && service.cache ? (enc === 'identity' ? url : `${enc} ${url}`) : null;
-  const hit = cacheKey === null ? undefined : service.cache!.get(cacheKey);
-  if (cacheKey !== null) line.telemetry.cache(hit !== undefined);
+  const cost = f.match.route.spec.cost?.(f.params, service.ctx, req) ?? 1;
+  charge(service.rate, req, f.ex, req.method === 'head' ? Math.min(HEAD_COST, cost) : cost);
+  return undefined;
+}
+
+function revalidateStage<Ctx>(f: Flow<Ctx>): Answer | undefined {
+  return f.notModified ? { kind: 'bytes', status: 304, contentType: JSON_TYPE, body: '', headers: f.validators } : undefined;
+}
+
+/** The cache stage: each coding's bytes are an entry of their own, so a repeat costs no compression. */
+function cacheStage<Ctx>(f: Flow<Ctx>): Answer | undefined {
+  const { service } = f.line;
+  const cacheKey = f.match.route.spec.cacheable && service.cache ? (f.enc === 'identity' ? f.url : `${f.enc} ${f.url}`) : null;
+  f.cacheKey = cacheKey;
+  if (cacheKey === null) return undefined;
+  const hit = service.cache!.get(cacheKey);
+  f.line.telemetry.cache(hit !== undefined);
   if (hit?.stream) return keptStream(hit, service as Service<unknown>);
   if (hit !== undefined) return { kind: 'bytes', status: 200, contentType: hit.contentType ?? JSON_TYPE, body: hit.body, headers: { ...hit.headers, 'X-Cache': 'hit' } };
-  const rc: RenderContext = { validators, cacheKey, cache: service.cache, gone: false, formats: spec.formats ?? JSON_ONLY };
-  const reply = handle(service, spec, params, req, url, ex);
+  return undefined;
+}
+
+/** The routed part of the line: the stages of BEFORE, then handle, then render, encode and store. */
+function routed<Ctx>(line: Line<Ctx>, req: Incoming, ex: Exchange, enc: Encoding): Answer | Promise<Answer> {
+  const f: Flow<Ctx> = { line, req, ex, enc, match: undefined!, params: undefined, url: '', validators: undefined, notModified: false, cacheKey: null };
+  for (let i = 0; i < BEFORE.length; i++) {
+    const answer = BEFORE[i]!.run(f);
+    if (answer !== undefined) return answer;
+  }
+  const { service } = line, spec = f.match.route.spec;
+  const rc: RenderContext = { validators: f.validators, cacheKey: f.cacheKey, cache: service.cache, gone: false, formats: spec.formats ?? JSON_ONLY };
+  const reply = handle(service, spec, f.params, req, f.url, ex);
   const get = req.method === 'get';
-  if (!(reply instanceof Promise)) return encodeAndStore(render(reply, rc), enc, rc, get);
+  if (!(reply instanceof Promise)) return store(encodeAnswer(render(reply, rc), enc), rc, get);
   // render() serializes, and rows write themselves then: a throw there is answered too (500).
-  return withinBudget(service.timeoutMs, reply, ex, rc, req.path).then((a) => encodeAndStore(a, enc, rc, get));
+  return withinBudget(service.timeoutMs, reply, ex, rc, req.path).then((a) => store(encodeAnswer(a, enc), rc, get));
 }
 
 /** The operational stage: an operator's route (no limits, no cache), its query validated like any. */

@@ -5,7 +5,8 @@
 
 import type { UWS } from './uws.js';
 import type { Answer } from './answer.js';
-import { COMMON_HEADERS, discard } from './answer.js';
+import { discard } from './answer.js';
+import { answerHead, type AnswerHead } from './answer-head.js';
 import { logRequest } from './access-log.js';
 import type { Exchange } from './exchange.js';
 import { isDraining, requestSettled, requestStarted, streamClosed, streamOpened, streamWrote } from './lifecycle.js';
@@ -73,39 +74,32 @@ export class Outgoing<Ctx> {
     this.encoding = answer.headers?.['Content-Encoding'];
     if (answer.kind === 'stream') { this.stream(answer); return; }
     const { status, body } = answer;
-    const close = isDraining() || answer.close === true;
+    const head = answerHead(answer, this.ex, this.method, isDraining());
     const res = this.res;
     res.cork(() => {
-      this.writeHead(status, answer.contentType, answer.headers);
-      // A 304 repeats no length: it would have to be the 200's, which was never computed. A 204 has none (RFC 9110 8.6).
-      if (status === 304 || status === 204) res.endWithoutBody();
+      this.writeHead(head);
+      if (head.length === undefined) res.endWithoutBody();
       else if (this.head) {
-        const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
         // The length goes in as a header: endWithoutBody(length) leaves this uWS build's connection without its
         // idle timeout and breaks the next request on it (test/head.test.ts), a descriptor held for good per HEAD.
-        // This build's endWithoutBody never closes: an answer that must close the connection (a framing error, which
-        // says nothing of the GET's length) ends as an empty body, Content-Length: 0, and the connection closes after it.
-        if (close) res.end('', true);
+        // This build's endWithoutBody never closes: an answer that must close the connection ends as an empty
+        // body (answerHead announces 0 for it), and the connection closes after it.
+        if (head.close) res.end('', true);
         else {
-          res.writeHeader('Content-Length', String(length));
+          res.writeHeader('Content-Length', String(head.length));
           res.endWithoutBody();
         }
-      } else res.end(body, close);
+      } else res.end(body, head.close);
     });
     this.settle();
     this.log(status, typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
   }
 
-  private writeHead(status: number, contentType: string, headers: Record<string, string> | undefined): void {
+  /** The status line and the header lines of answer-head.ts; Content-Length and Connection are uWS's to write (end, tryEnd). */
+  private writeHead(head: AnswerHead): void {
     const res = this.res;
-    res.writeStatus(STATUS_TEXT[status] ?? `${status} Unknown`);
-    // An answer's own header replaces a common one of the name (Vary: Accept, Accept-Encoding on a route of several formats).
-    for (const [k, v] of COMMON_HEADERS) if (headers === undefined || headers[k] === undefined) res.writeHeader(k, v);
-    res.writeHeader('X-Request-Id', this.ex.requestId);
-    const rate = this.ex.rateHeaders;
-    if (rate !== undefined) for (const k in rate) res.writeHeader(k, rate[k]!);
-    res.writeHeader('Content-Type', contentType);
-    if (headers) for (const k in headers) res.writeHeader(k, headers[k]!);
+    res.writeStatus(STATUS_TEXT[head.status] ?? `${head.status} Unknown`);
+    for (const [k, v] of head.lines) res.writeHeader(k, v);
   }
 
   // Chunks go out as the client takes them: when write() reports backpressure
@@ -119,12 +113,13 @@ export class Outgoing<Ctx> {
     streamOpened();
     this.telemetry.streams(1);
     this.streamEnd = () => { streamClosed(); this.telemetry.streams(-1); answer.done?.(); };
+    const head = answerHead(answer, this.ex, this.method, false);
     res.cork(() => {
-      this.writeHead(answer.status, answer.contentType, answer.headers);
+      this.writeHead(head);
       if (this.head) {
         this.finishStream();
         // As write() does for HEAD: the length as a header, never endWithoutBody(length) (see there).
-        if (answer.length !== undefined) res.writeHeader('Content-Length', String(answer.length));
+        if (head.length !== undefined) res.writeHeader('Content-Length', String(head.length));
         res.endWithoutBody();
         this.log(answer.status, 0);
         return;
