@@ -14,7 +14,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_CATALOG } from '../dist/src/server/errors.js';
+import { ERROR_CATALOG, apiError } from '../dist/src/server/errors.js';
 import { arrestsUrl, financeUrl, get, type Got } from './helpers/http.js';
 import { exchange, parseAnswers, portOf } from './helpers/raw-http.js';
 import { heldReaders } from './helpers/held-readers.js';
@@ -326,19 +326,56 @@ const ROWS: Record<string, Row> = {
 };
 
 /**
- * Templates no request here can draw, each with why. The coverage check below counts these as covered,
- * so this list is kept short and every entry says what it would take.
+ * Templates no request here can draw, each with why. The coverage check below counts these as covered, so
+ * this list is kept short (at most 10) and every entry says what it would take; each is still rendered
+ * in-process with the values its throw site gives, and its wording compared with a literal.
  */
-const UNTRIGGERED: Record<string, string> = {
-  'E_NOT_FOUND.bulkUnreadable': 'a ready bulk file whose bytes vanish or change on disk between its check and its read',
-  'E_BUSY.keptStreams': 'every stream place held while a compressed page is served from the response cache (test/kept-streams.test.ts)',
-  'E_BUSY.fileStreams': '64 bulk-file downloads held open at once',
-  'E_BUSY.building': 'a request in the seconds a bulk file is being built (a race with the build)',
-  'E_BAD_VALUE.allNotHere': 'no route declares category with allowAll: false today',
-  'E_BAD_VALUE.noCpi': 'the bundled CPI series covers every year of the fixture window',
-  'E_BAD_VALUE.noPopulation': 'a government with no population in any year; every fixture government has one',
-  'E_BAD_VALUE.noPopulationIn': 'a government with no population in a published year of the fixture',
-  'E_BAD_VALUE.modelNoDraws': 'a model of the enumeration without draws; the fixture mirror has draws for every model',
+const UNTRIGGERED: Record<string, { why: string; params: Record<string, string | number>; message: string }> = {
+  'E_NOT_FOUND.bulkUnreadable': {
+    why: 'a ready bulk file whose bytes vanish or change on disk between its check and its read',
+    params: { name: 'spending-2020-751d26d6eda2ee74.csv.gz' },
+    message: 'Bulk file spending-2020-751d26d6eda2ee74.csv.gz cannot be read now; GET /api/v1/bulk lists the files.',
+  },
+  'E_BUSY.keptStreams': {
+    why: 'every stream place held while a compressed page is served from the response cache (test/kept-streams.test.ts)',
+    params: {},
+    message: 'Every bulk stream of this server is in use; retry after the Retry-After seconds, or pull with fewer connections at once.',
+  },
+  'E_BUSY.fileStreams': {
+    why: '64 bulk-file downloads held open at once',
+    params: { max: 64 },
+    message: 'Every bulk-file download of this server (64) is in use; retry after the Retry-After seconds, or download with fewer connections at once.',
+  },
+  'E_BUSY.building': {
+    why: 'a request in the seconds a bulk file is being built (a race with the build)',
+    params: { format: 'parquet', table: 'revenue', year: 2019 },
+    message: 'The parquet of revenue 2019 is being built; retry after the Retry-After seconds, or see GET /api/v1/bulk.',
+  },
+  'E_BAD_VALUE.allNotHere': {
+    why: 'no route declares category with allowAll: false today',
+    params: { name: 'category', all: 'All Categories', route: '/rollups', options: 'Police, Fire' },
+    message: "category 'All Categories' is not available on /rollups. Valid options: Police, Fire.",
+  },
+  'E_BAD_VALUE.noCpi': {
+    why: 'the bundled CPI series covers every year of the fixture window',
+    params: { name: 'base_year', year: 2011 },
+    message: 'base_year 2011 has no CPI value in the bundled series.',
+  },
+  'E_BAD_VALUE.noPopulation': {
+    why: 'a government with no population in any year; every fixture government has one',
+    params: { govid: '062037161174' },
+    message: '062037161174 has no population in any loaded year, so it has no peers by population.',
+  },
+  'E_BAD_VALUE.noPopulationIn': {
+    why: 'a government with no population in a published year of the fixture',
+    params: { govid: '062037161174', year: 2019, years: 'none loaded' },
+    message: '062037161174 has no population in 2019; choose a year in which it reported (none loaded).',
+  },
+  'E_BAD_VALUE.modelNoDraws': {
+    why: 'a model of the enumeration without draws; the fixture mirror has draws for every model',
+    params: { model: 'unified_m9', models: 'unified_m1, unified_m2' },
+    message: 'model unified_m9 has no draws in this mirror; models with draws: unified_m1, unified_m2.',
+  },
 };
 
 /** The status of each code, and the headers its answers must carry (a literal, or a pattern). */
@@ -436,6 +473,18 @@ describe('the OpenAPI error examples: rendered from the templates and their exam
     });
     expect(examples.Internal!.meta.request_id).toBe('mi3x0q1a-2f');
   });
+});
+
+describe('the templates no request here draws: rendered in-process as their throw sites do', () => {
+  // The typed signature checks keys and parameters at compile time; a table of them is checked here at run time.
+  const render = apiError as unknown as (code: string, key: string, params: Record<string, string | number>) => { status: number; code: string; message: string };
+  for (const [key, row] of Object.entries(UNTRIGGERED)) {
+    it(`${key} (${row.why})`, () => {
+      const [code, name] = key.split('.') as [string, string];
+      const err = render(code, name, row.params);
+      expect([err.code, err.status, err.message]).toEqual([code, STATUS[code], row.message]);
+    });
+  }
 });
 
 /** Every .ts file under src/. */
