@@ -108,7 +108,7 @@ export class Pool implements JobRunner {
   private admit(small: boolean): () => void {
     const limit = small ? this.capacity : this.capacity - this.smallReserve;
     if (this.outstanding >= limit) {
-      throw apiError('E_BUSY', `The server is at capacity (${this.outstanding} jobs running or waiting); retry after the Retry-After seconds.`);
+      throw apiError('E_BUSY', 'capacity', { jobs: this.outstanding });
     }
     this.outstanding++;
     return () => { this.outstanding--; };

@@ -28,7 +28,7 @@ export const intervalParam = {
   default: 95,
   parse(raw: string, name: string): Interval {
     const v = INTERVALS.find((i) => String(i) === raw.trim());
-    if (v === undefined) throw apiError('E_BAD_VALUE', `${name} must be one of ${listValues(INTERVALS)}; got '${clip(raw)}'.`);
+    if (v === undefined) throw apiError('E_BAD_VALUE', 'notOneOf', { name, values: listValues(INTERVALS), raw: clip(raw) });
     return v;
   },
 } satisfies P<Interval>;
@@ -46,9 +46,9 @@ export const leaidParam: P<number> = {
   allowed: '7 digits',
   example: '1000047',
   parse(raw, name, ctx) {
-    if (!LEAID.test(raw)) throw apiError('E_BAD_VALUE', `${name} '${clip(raw)}' is not an LEA id. Expected 7 digits (the 2-digit state FIPS code then 5 digits), e.g. '${ctx.districts[0]?.leaid ?? '0100005'}'.`);
+    if (!LEAID.test(raw)) throw apiError('E_BAD_VALUE', 'leaidFormat', { name, raw: clip(raw), example: ctx.districts[0]?.leaid ?? '0100005' });
     const id = Number(raw);
-    if (!ctx.districtIndex.has(id)) throw apiError('E_BAD_VALUE', `Unknown leaid '${raw}'.`);
+    if (!ctx.districtIndex.has(id)) throw apiError('E_BAD_VALUE', 'unknownLeaid', { raw });
     return id;
   },
 };
@@ -59,7 +59,7 @@ export const stateParam: P<string> = {
   allowed: 'a two-letter state code of the mirror',
   parse(raw, name, ctx) {
     const code = raw.trim().toUpperCase();
-    if (!ctx.states.includes(code)) throw apiError('E_BAD_VALUE', `${name} must be a state code of this mirror, one of ${listValues(ctx.states)}; got '${clip(raw)}'.`);
+    if (!ctx.states.includes(code)) throw apiError('E_BAD_VALUE', 'mirrorState', { name, values: listValues(ctx.states), raw: clip(raw) });
     return code;
   },
 };
@@ -68,9 +68,9 @@ export const stateParam: P<string> = {
 export function modelYearRule(p: { model: string; year?: SchoolYear }, ctx: ArrestsCtx): Error | undefined {
   const { model, year } = p;
   const years = ctx.modelYears.get(model);
-  if (!years) return apiError('E_BAD_VALUE', `model ${model} has no draws in this mirror; models with draws: ${listValues([...ctx.modelYears.keys()])}.`);
+  if (!years) return apiError('E_BAD_VALUE', 'modelNoDraws', { model, models: listValues([...ctx.modelYears.keys()]) });
   if (year !== undefined && !years.includes(year)) {
-    return apiError('E_BAD_VALUE', `model ${model} has no fit for ${year}; it covers ${years.join(', ')}.`);
+    return apiError('E_BAD_VALUE', 'modelNoFit', { model, year, years: years.join(', ') });
   }
   return undefined;
 }

@@ -2,6 +2,7 @@
 // apart from the route table (info.ts) types itself by: the handler takes
 // QueryParams of its declaration, so it sees exactly the keys declared.
 
+import { apiError } from '../server/errors.js';
 import { intParam, required, textParam, withExample } from '../server/params.js';
 import { DEFAULT_MODEL } from './models.js';
 import { leaidParam, modelParam, raceParam, sexParam, stateParam, yearParam } from './params.js';
@@ -14,7 +15,7 @@ export const page = intParam({ description: 'Zero-based page index.', min: 0, ma
 
 export const DISTRICTS_QUERY = { q: textParam({ description: 'Case-insensitive literal substring of lea_name.', maxLength: 200 }), state: stateParam, limit, page };
 export const DRAWS_QUERY = {
-  model: required(withExample(modelParam, DEFAULT_MODEL), 'model is required for /draws.'), year: required(withExample(yearParam, '21-22'), 'year is required for /draws.'),
-  state: required(withExample(stateParam, DOC_STATE), 'state is required for /draws.'),
+  model: required(withExample(modelParam, DEFAULT_MODEL), () => apiError('E_MISSING', 'required', { name: 'model', where: '/draws' })), year: required(withExample(yearParam, '21-22'), () => apiError('E_MISSING', 'required', { name: 'year', where: '/draws' })),
+  state: required(withExample(stateParam, DOC_STATE), () => apiError('E_MISSING', 'required', { name: 'state', where: '/draws' })),
   race: raceParam, sex: sexParam, leaid: leaidParam,
 };

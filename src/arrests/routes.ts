@@ -51,7 +51,7 @@ const estimateQuery = { model: modelParam, year: yearParam, interval: intervalPa
 const leaidInState = (p: { leaid?: number; state?: string }): Error | undefined => {
   if (p.leaid === undefined || p.state === undefined) return undefined;
   const fips = String(p.leaid).padStart(7, '0').slice(0, 2);
-  return STATE_FIPS[p.state] === fips ? undefined : apiError('E_CONFLICT', `leaid ${String(p.leaid).padStart(7, '0')} is not in state ${p.state}.`);
+  return STATE_FIPS[p.state] === fips ? undefined : apiError('E_CONFLICT', 'leaidState', { leaid: String(p.leaid).padStart(7, '0'), state: p.state });
 };
 const STATE_FIPS: Record<string, string> = Object.fromEntries([...STATE_BY_CODE.values()].map((s) => [s.code, s.fips]));
 

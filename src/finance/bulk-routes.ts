@@ -41,7 +41,7 @@ const fileNameParam = {
   example: 'spending-latest.parquet',
   parse: (raw: string): FileName => {
     const m = NAME.exec(raw);
-    if (m === null) throw apiError('E_NOT_FOUND', `No bulk file ${raw.slice(0, 80)}: names are <table>-<year>-<16 hex>.<format> (GET /api/v1/bulk lists them), or <table>-latest.<format>.`);
+    if (m === null) throw apiError('E_NOT_FOUND', 'bulkName', { name: raw.slice(0, 80) });
     return { name: raw, table: m[1] as BulkTable, year: m[2] === 'latest' ? 'latest' : Number(m[2]), hash: m[3] ?? null, format: m[4] as BulkFileFormat };
   },
 };
@@ -57,14 +57,14 @@ function file(req: RouteRequest<FinanceCtx, { name: FileName }>): Reply {
   const n = req.params.name;
   if (n.hash !== null) {
     const e = set.lookup(n.name);
-    if (e === undefined) throw apiError('E_NOT_FOUND', `No bulk file ${n.name} (a file of another build, or one not built yet); GET /api/v1/bulk lists the files and their status.`);
+    if (e === undefined) throw apiError('E_NOT_FOUND', 'bulkOtherBuild', { name: n.name });
     return fileReply(e, req);
   }
   const year = n.year === 'latest' ? req.ctx.catalog.maxYear : n.year;
   const e = set.entry(year, n.table, n.format);
-  if (e === undefined) throw apiError('E_NOT_FOUND', `No bulk file of ${year}: the published years are ${req.ctx.catalog.years.join(', ')}.`);
-  if (e.status === 'building') throw apiError('E_BUSY', `The ${n.format} of ${n.table} ${year} is being built; retry after the Retry-After seconds, or see GET /api/v1/bulk.`);
-  if (e.status !== 'ready') throw apiError('E_NOT_FOUND', `The ${n.format} of ${n.table} ${year} is ${e.status}; GET /api/v1/bulk lists the files.`);
+  if (e === undefined) throw apiError('E_NOT_FOUND', 'bulkYear', { year, years: req.ctx.catalog.years.join(', ') });
+  if (e.status === 'building') throw apiError('E_BUSY', 'building', { format: n.format, table: n.table, year });
+  if (e.status !== 'ready') throw apiError('E_NOT_FOUND', 'bulkNotReady', { format: n.format, table: n.table, year, state: e.status });
   const url = `${BULK_FILES_PATH}/${e.file!.name}`;
   // Where the name points changes with a new build: the redirect is revalidated, the file it names never needs to be.
   return { kind: 'envelope', envelope: ok(set.rows().filter((r) => r.url === url)), status: 307, headers: { Location: url, 'Cache-Control': 'no-cache' } };

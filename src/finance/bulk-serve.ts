@@ -69,7 +69,7 @@ export function fileReply(e: BulkEntry, req: { range: string; ifRange: string; i
   if (notModified(req.ifNoneMatch, f.sha256)) return { kind: 'body', status: 304, contentType: MEDIA_TYPES[f.format], body: '', headers: { ETag: etag, 'Cache-Control': IMMUTABLE } };
   const pick = pickRange(req.range, req.ifRange, etag, f.bytes);
   if (pick.kind === 'unsatisfiable') {
-    const err = apiError('E_RANGE_NOT_SATISFIABLE', `Range ${req.range.slice(0, 80)} is not satisfiable: ${f.name} has ${f.bytes} bytes (offsets 0-${f.bytes - 1}).`);
+    const err = apiError('E_RANGE_NOT_SATISFIABLE', 'pastEnd', { range: req.range.slice(0, 80), name: f.name, bytes: f.bytes, last: f.bytes - 1 });
     return { kind: 'envelope', envelope: fail(err), status: 416, headers: { 'Content-Range': `bytes */${f.bytes}`, 'Accept-Ranges': 'bytes' } };
   }
   const [start, end] = pick.kind === 'part' ? [pick.start, pick.end] : [0, f.bytes - 1];
@@ -80,7 +80,7 @@ export function fileReply(e: BulkEntry, req: { range: string; ifRange: string; i
   const length = end - start + 1;
   // HEAD sends the headers only: no descriptor is opened for it.
   if (!req.head && fileStreams >= MAX_FILE_STREAMS) {
-    throw apiError('E_BUSY', `Every bulk-file download of this server (${MAX_FILE_STREAMS}) is in use; retry after the Retry-After seconds, or download with fewer connections at once.`);
+    throw apiError('E_BUSY', 'fileStreams', { max: MAX_FILE_STREAMS });
   }
   const chunks = req.head ? { next: () => null, done: () => {} } : new FileChunks(openChecked(e), start, length);
   return {
@@ -114,7 +114,7 @@ function openChecked(e: BulkEntry): number {
 
 function notServed(e: BulkEntry, why: string): Error {
   process.stderr.write(`${JSON.stringify({ level: 'warn', event: 'bulk_file_unreadable', path: e.path, why })}\n`);
-  return apiError('E_NOT_FOUND', `Bulk file ${e.file!.name} cannot be read now; GET /api/v1/bulk lists the files.`);
+  return apiError('E_NOT_FOUND', 'bulkUnreadable', { name: e.file!.name });
 }
 
 /**

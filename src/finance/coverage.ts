@@ -46,8 +46,8 @@ export const censusYearsRule = (p: { years: number[]; coverage: Coverage }, ctx:
   const cat = ctx.catalog;
   if (p.coverage !== 'census' || p.years.some(isCensusYear)) return undefined;
   return p.years.length === 0
-    ? apiError('E_BAD_VALUE', `coverage=census found no published census year (a year ending in 2 or 7). ${censusWindowText(cat)}`)
-    : apiError('E_BAD_VALUE', `coverage=census needs a census year (a year ending in 2 or 7); the requested years ${p.years.join(', ')} hold none. ${censusWindowText(cat)}`);
+    ? apiError('E_BAD_VALUE', 'censusNonePublished', { window: censusWindowText(cat) })
+    : apiError('E_BAD_VALUE', 'censusNoneRequested', { years: p.years.join(', '), window: censusWindowText(cat) });
 };
 
 export interface CoverageRow {

@@ -61,7 +61,7 @@ export const limitForFormat = (p: CapParams & { limit?: number }): ApiError | un
   const limit = p.limit;
   if (limit !== undefined && limit > cap) {
     const why = isPageFormat(p.format) ? (cap === CSV_CAP_NARROW ? `format=${p.format} with subtype or recipe` : `format=${p.format}`) : 'JSON';
-    return apiError('E_LIMIT_CAP', `limit must be at most ${cap} for ${why}; got ${limit}. It is never clamped: walk pages with page=0,1,2,...`);
+    return apiError('E_LIMIT_CAP', 'formatCap', { max: cap, why, value: limit });
   }
   return undefined;
 };
@@ -75,12 +75,12 @@ const capOf = (p: CapParams): number => (isPageFormat(p.format) ? (p.subtype !==
 const govidOrCohort = (p: Pick<FlatParams, 'govid' | 'state' | 'type'>): ApiError | undefined => {
   if (p.govid === undefined || (p.state === undefined && p.type === undefined)) return undefined;
   const other = p.state !== undefined && p.type !== undefined ? 'state and type' : p.state !== undefined ? 'state' : 'type';
-  return apiError('E_CONFLICT', `govid and ${other} cannot be used together: govid names the governments itself, ${other} select${other.includes(' and ') ? '' : 's'} a cohort instead. Give one or the other.`);
+  return apiError('E_CONFLICT', 'govidCohort', { other, select: other.includes(' and ') ? 'select' : 'selects' });
 };
 
 const needsSelection = (p: Pick<FlatParams, 'govid' | 'state' | 'type'>): ApiError | undefined =>
   p.govid === undefined && p.state === undefined && p.type === undefined
-    ? apiError('E_MISSING', 'Select governments with govid (a comma-separated list) or with state and/or type.')
+    ? apiError('E_MISSING', 'selectGovernments')
     : undefined;
 
 /**

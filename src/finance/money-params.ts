@@ -38,27 +38,27 @@ export function categoryParam(o: { flows: Flow[]; route: string; single?: boolea
     example: o.flows[0] === 'revenue' ? 'Property Tax' : o.flows[0] === 'balance' ? 'Fund Balances' : 'Police',
     parse(raw, name, ctx) {
       const parts = raw.split(',').map((s) => s.trim());
-      if (o.single && parts.length > 1) throw apiError('E_BAD_VALUE', `${name} takes exactly one category on ${o.route}; got ${parts.length}.`);
-      if (parts.some((p) => p === '')) throw apiError('E_BAD_VALUE', `${name} has an empty name; give category names separated by commas.`);
+      if (o.single && parts.length > 1) throw apiError('E_BAD_VALUE', 'oneCategory', { name, route: o.route, count: parts.length });
+      if (parts.some((p) => p === '')) throw apiError('E_BAD_VALUE', 'emptyCategory', { name });
       const { engine } = ctx;
       // Written only for an error: the list of every valid name is a few microseconds a request otherwise.
       const options = (): string => {
         const valid = engine.categories.filter((_, i) => o.flows.some((f) => engine.categoryFlow[i] === FLOW_ID[f]));
-        return `Valid options: ${listValues(o.allowAll === false ? valid : [...valid, ALL_CATEGORIES])}.`;
+        return listValues(o.allowAll === false ? valid : [...valid, ALL_CATEGORIES]);
       };
       if (parts.some((p) => p.toLowerCase() === ALL_CATEGORIES.toLowerCase())) {
-        if (o.allowAll === false) throw apiError('E_BAD_VALUE', `${name} '${ALL_CATEGORIES}' is not available on ${o.route}. ${options()}`);
-        if (parts.length > 1) throw apiError('E_BAD_VALUE', `${name} '${ALL_CATEGORIES}' sums every category and cannot be combined with others.`);
+        if (o.allowAll === false) throw apiError('E_BAD_VALUE', 'allNotHere', { name, all: ALL_CATEGORIES, route: o.route, options: options() });
+        if (parts.length > 1) throw apiError('E_BAD_VALUE', 'allAlone', { name, all: ALL_CATEGORIES });
         return EVERY_CATEGORY;
       }
       const byName = categoryIds(engine);
       const ids: number[] = [];
       for (const p of parts) {
         const id = byName.get(p.toLowerCase()) ?? -1;
-        if (id < 0) throw apiError('E_BAD_VALUE', `Unknown ${name} '${clip(p)}'. ${options()}`);
+        if (id < 0) throw apiError('E_BAD_VALUE', 'unknownCategory', { name, raw: clip(p), options: options() });
         const flow = (Object.keys(FLOW_ID) as Flow[]).find((f) => FLOW_ID[f] === engine.categoryFlow[id])!;
         if (!o.flows.includes(flow)) {
-          throw apiError('E_BAD_VALUE', `${name} '${engine.categories[id]}' is ${FLOW_WORD[flow]} category; ${o.route} does not serve it. ${cap(flow)} categories are served by ${FLOW_ROUTES[flow]}.`);
+          throw apiError('E_BAD_VALUE', 'categoryOtherFlow', { name, category: engine.categories[id]!, flowWord: FLOW_WORD[flow], route: o.route, Flow: cap(flow), routes: FLOW_ROUTES[flow] });
         }
         if (!ids.includes(id)) ids.push(id);
       }
@@ -93,8 +93,8 @@ export function subtypeParam(flow: Flow, route: string): P<string> {
       const v = values.find((s) => s === raw.toLowerCase());
       if (v) return v;
       const elsewhere = others.find((f) => SUBTYPES[f].includes(raw.toLowerCase()));
-      if (elsewhere) throw apiError('E_BAD_VALUE', `${name} '${clip(raw)}' is a ${elsewhere} subtype; ${route} serves ${flow} subtypes: ${listValues(values)}. ${cap(elsewhere)} subtypes are served by ${FLOW_ROUTES[elsewhere]}.`);
-      throw apiError('E_BAD_VALUE', `${name} must be one of ${listValues(values)}; got '${clip(raw)}'.`);
+      if (elsewhere) throw apiError('E_BAD_VALUE', 'subtypeOtherFlow', { name, raw: clip(raw), other: elsewhere, route, flow, values: listValues(values), Other: cap(elsewhere), routes: FLOW_ROUTES[elsewhere] });
+      throw apiError('E_BAD_VALUE', 'notOneOf', { name, values: listValues(values), raw: clip(raw) });
     },
   };
 }
@@ -107,9 +107,9 @@ export const basisParam: P<'raw' | 'harmonized'> = {
   defaultText: 'harmonized on schema_version 5 or later; raw (with basis_note) on schema_version 4',
   parse(raw, name, ctx) {
     const v = raw.toLowerCase();
-    if (v !== 'harmonized' && v !== 'raw') throw apiError('E_BAD_VALUE', `${name} must be one of harmonized, raw; got '${clip(raw)}'.`);
+    if (v !== 'harmonized' && v !== 'raw') throw apiError('E_BAD_VALUE', 'notOneOf', { name, values: 'harmonized, raw', raw: clip(raw) });
     if (v === 'harmonized' && !ctx.catalog.rules.harmonized) {
-      throw apiError('E_NOT_IN_CORPUS', `basis=harmonized requires a corpus of schema_version 5 or later; this corpus has schema_version ${ctx.catalog.manifest.schemaVersion} (no harmonization tables). Use basis=raw, the default here.`);
+      throw apiError('E_NOT_IN_CORPUS', 'harmonized', { version: ctx.catalog.manifest.schemaVersion });
     }
     return v;
   },
@@ -123,10 +123,10 @@ export function recipeParam(flows: Flow[], route: string): P<RecipeChoice> {
     example: 'ig_state_total_wide',
     parse(raw, name, ctx) {
       const index = ctx.catalog.recipes.findIndex((r) => r.recipe_id === raw.toLowerCase());
-      if (index < 0) throw apiError('E_BAD_VALUE', `Unknown ${name} '${clip(raw)}'. Valid ids: ${listValues(ctx.catalog.recipes.map((r) => r.recipe_id))}.`);
+      if (index < 0) throw apiError('E_BAD_VALUE', 'unknownRecipe', { name, raw: clip(raw), ids: listValues(ctx.catalog.recipes.map((r) => r.recipe_id)) });
       const flow = ctx.recipeFlow[index];
       if (flow && !flows.includes(flow)) {
-        throw apiError('E_BAD_VALUE', `${name} '${raw}' is ${FLOW_WORD[flow]} recipe; ${route} does not serve it. ${cap(flow)} series are served by ${FLOW_ROUTES[flow]}.`);
+        throw apiError('E_BAD_VALUE', 'recipeOtherFlow', { name, raw, flowWord: FLOW_WORD[flow], route, Flow: cap(flow), routes: FLOW_ROUTES[flow] });
       }
       return { index, id: ctx.catalog.recipes[index]!.recipe_id };
     },
@@ -144,10 +144,10 @@ export function expenditureConceptParam(allowTotal: boolean): P<keyof typeof EXP
       (allowTotal ? '; total = direct + intergovernmental payments (only here: one government cannot double-count transfers).' : '.'),
     values,
     default: 'primary',
-    message: (raw, name) =>
+    refuse: (raw, name) =>
       raw.toLowerCase() === 'total'
-        ? `${name}=total is available only on ${TOTAL_ONLY_HERE}: summed across governments it double-counts intergovernmental transfers. Use primary or direct here.`
-        : `${name} must be one of ${listValues(values)}; got '${clip(raw)}'.`,
+        ? apiError('E_BAD_VALUE', 'totalOnlyHere', { name, routes: TOTAL_ONLY_HERE })
+        : apiError('E_BAD_VALUE', 'notOneOf', { name, values: listValues(values), raw: clip(raw) }),
   });
 }
 
@@ -169,8 +169,8 @@ export const baseYearParam: P<number> = {
   parse(raw, name, ctx) {
     const { minYear, maxYear, cpi } = ctx.catalog;
     const y = Number(raw);
-    if (!/^\d{4}$/.test(raw) || y < minYear || y > maxYear) throw apiError('E_BAD_VALUE', `${name} must be a four-digit year in ${minYear}-${maxYear}; got '${clip(raw)}'.`);
-    if (!cpi.index.has(y)) throw apiError('E_BAD_VALUE', `${name} ${y} has no CPI value in the bundled series.`);
+    if (!/^\d{4}$/.test(raw) || y < minYear || y > maxYear) throw apiError('E_BAD_VALUE', 'baseYear', { name, span: `${minYear}-${maxYear}`, raw: clip(raw) });
+    if (!cpi.index.has(y)) throw apiError('E_BAD_VALUE', 'noCpi', { name, year: y });
     return y;
   },
 };
@@ -210,38 +210,39 @@ export interface RuleParams {
 
 export type Rule = (p: RuleParams, ctx: FinanceCtx) => ApiError | undefined;
 
-const conflict = (message: string): ApiError => apiError('E_CONFLICT', message);
 
 /** The spec's cross-parameter rules, each a small named check. */
 export const RULES = {
-  recipeVsCategory: ((p) => (p.recipe && p.category ? conflict('recipe and category are mutually exclusive: a recipe defines its own component codes.') : undefined)),
-  recipeVsSubtype: ((p) => (p.recipe && p.subtype ? conflict('recipe and subtype are mutually exclusive: recipe rows carry subtype recipe.') : undefined)),
-  recipeVsComplete: ((p) => (p.recipe && p.complete === true ? conflict('recipe and complete=true are mutually exclusive: a recipe has no category grid to fill.') : undefined)),
-  recipeVsTotal: ((p) => (p.recipe && p.expenditure_concept === 'total' ? conflict('recipe and expenditure_concept=total are mutually exclusive; a recipe pairs with primary or direct.') : undefined)),
+  recipeVsCategory: ((p) => (p.recipe && p.category ? apiError('E_CONFLICT', 'recipeCategory') : undefined)),
+  recipeVsSubtype: ((p) => (p.recipe && p.subtype ? apiError('E_CONFLICT', 'recipeSubtype') : undefined)),
+  recipeVsComplete: ((p) => (p.recipe && p.complete === true ? apiError('E_CONFLICT', 'recipeComplete') : undefined)),
+  recipeVsTotal: ((p) => (p.recipe && p.expenditure_concept === 'total' ? apiError('E_CONFLICT', 'recipeTotal') : undefined)),
   completeVsTotal: ((p) => (p.complete === true && p.expenditure_concept === 'total'
-    ? conflict('complete=true is not available with expenditure_concept=total: the intergovernmental leg keeps aggregate rows, which the code-set grid does not describe. Use direct with complete=true.')
+    ? apiError('E_CONFLICT', 'completeTotal')
     : undefined)),
   completeVsAll: ((p) => (p.complete === true && p.category?.all
-    ? conflict(`complete=true needs a category grid, which '${ALL_CATEGORIES}' collapses. Name categories, or omit category.`)
+    ? apiError('E_CONFLICT', 'completeAll', { all: ALL_CATEGORIES })
     : undefined)),
   completeNeedsRepresentation: ((p, ctx) => (p.complete === true && !ctx.engine.hasRepresentation
-    ? apiError('E_NOT_IN_CORPUS', `complete=true needs the corpus's representation and code_set tables, which this corpus (schema_version ${ctx.catalog.manifest.schemaVersion}) does not publish.`)
+    ? apiError('E_NOT_IN_CORPUS', 'representation', { version: ctx.catalog.manifest.schemaVersion })
     : undefined)),
   subtypeInExpenditureConcept: ((p) => {
     const s = p.subtype, concept = p.expenditure_concept ?? 'primary';
     if (s === undefined || (EXPENDITURE_CONCEPTS[concept] as readonly string[]).includes(s)) return undefined;
     const where = (Object.keys(EXPENDITURE_CONCEPTS) as (keyof typeof EXPENDITURE_CONCEPTS)[]).filter((k) => (EXPENDITURE_CONCEPTS[k] as readonly string[]).includes(s));
-    return apiError('E_BAD_VALUE', `subtype=${s} appears only under expenditure_concept ${where.join(' or ')}${s === 'intergovernmental' ? ` (total is available only on ${TOTAL_ONLY_HERE})` : ''}; this query uses ${concept}.`);
+    return s === 'intergovernmental'
+      ? apiError('E_BAD_VALUE', 'subtypeTotalOnly', { subtype: s, where: where.join(' or '), routes: TOTAL_ONLY_HERE, concept })
+      : apiError('E_BAD_VALUE', 'subtypeConcept', { subtype: s, where: where.join(' or '), concept });
   }),
   subtypeInRevenueConcept: ((p) => {
     const s = p.subtype, concept = p.revenue_concept ?? 'general';
     if (s === undefined || (REVENUE_CONCEPTS[concept] as readonly string[]).includes(s)) return undefined;
-    return apiError('E_BAD_VALUE', `subtype=${s} appears only under revenue_concept=total; this query uses ${concept}.`);
+    return apiError('E_BAD_VALUE', 'subtypeRevenueTotal', { subtype: s, concept });
   }),
   balancePair: ((p, ctx) => {
     const s = p.subtype, c = p.category;
     if (s === undefined || !c?.ids) return undefined;
     const subOf = ctx.catalog.categories.filter((r) => r.category_type === 'balance' && c.names.includes(r.category)).map((r) => r.subtype);
-    return subOf.includes(s) ? undefined : apiError('E_BAD_VALUE', `subtype=${s} is not a subtype of ${c.names.join(', ')}; that category holds ${listValues(subOf)}.`);
+    return subOf.includes(s) ? undefined : apiError('E_BAD_VALUE', 'subtypeNotInCategory', { subtype: s, categories: c.names.join(', '), values: listValues(subOf) });
   }),
 } satisfies Record<string, Rule>;

@@ -1,7 +1,7 @@
 // The finance service's parameter kinds, declared once and used by every
 // route that takes them. Each reads what it needs from the catalog.
 
-import { apiError, listValues } from '../server/errors.js';
+import { apiError, listValues, type ApiError } from '../server/errors.js';
 import { clip, enumParam, intParam, textParam } from '../server/params.js';
 import type { Given, ParamSpec } from '../server/route-spec.js';
 import { GOV_TYPES, type Catalog } from './catalog.js';
@@ -44,18 +44,17 @@ export const govidPath: P<number> = {
   allowed: '12 digits',
   example: '062037161174',
   parse(raw, _name, ctx) {
-    if (!GOVID.test(raw)) throw apiError('E_GOVID_FORMAT', govidFormatMessage(raw));
+    if (!GOVID.test(raw)) throw govidFormatError(raw);
     const gid = ctx.catalog.govId.get(raw);
     if (gid === undefined) {
       const now = ctx.catalog.formerIds.get(raw);
-      throw apiError('E_GOVID_UNKNOWN', now ? `Unknown govid '${raw}'. It is a former id of '${now}'; use that.` : `Unknown govid '${raw}'.`);
+      throw now ? apiError('E_GOVID_UNKNOWN', 'formerId', { raw, now }) : apiError('E_GOVID_UNKNOWN', 'unknown', { raw });
     }
     return gid;
   },
 };
 
-export const govidFormatMessage = (raw: string): string =>
-  `govid '${clip(raw)}' is not a canonical_govid. Expected 12 digits (a canonical_govid as /governments returns it, e.g. '062037161174'); names, FIPS codes and truncated ids are not accepted.`;
+export const govidFormatError = (raw: string): ApiError => apiError('E_GOVID_FORMAT', 'notCanonical', { raw: clip(raw) });
 
 export const stateParam: P<string> = {
   description: 'Two-letter USPS state code (case-insensitive).',
@@ -65,7 +64,7 @@ export const stateParam: P<string> = {
   parse(raw, name, ctx) {
     const code = raw.toUpperCase();
     const st = ctx.catalog.states.find((s) => s.code === code);
-    if (!st) throw apiError('E_BAD_VALUE', `${name} must be a two-letter state code, one of ${listValues(ctx.catalog.states.map((s) => s.code))}; got '${clip(raw)}'.`);
+    if (!st) throw apiError('E_BAD_VALUE', 'stateCode', { name, values: listValues(ctx.catalog.states.map((s) => s.code)), raw: clip(raw) });
     return st.fips;
   },
 };
@@ -74,9 +73,8 @@ export const typeParam = enumParam({
   description: 'Government type: state, county, city (municipality) or township, or its number 0-3.',
   values: GOV_TYPES,
   aliases: { '0': 'state', '1': 'county', '2': 'city', '3': 'township', municipality: 'city' },
-  message: (raw, name) =>
-    `${name} must be one of state, county, city, township, 0, 1, 2, 3; got '${clip(raw)}'.` +
-    (raw === '4' || raw === '5' ? ' Special districts (4) and school districts (5) are out of scope of this corpus.' : ''),
+  refuse: (raw, name) =>
+    apiError('E_BAD_VALUE', raw === '4' || raw === '5' ? 'typeOutOfScope' : 'notOneOf', { name, values: 'state, county, city, township, 0, 1, 2, 3', raw: clip(raw) }),
 });
 
 export const limitParam = (defaultLimit = DEFAULT_LIMIT, cap = JSON_LIMIT_CAP) =>
@@ -105,10 +103,10 @@ export const govidListParam: P<GovidList> = {
   example: '062037161174,061037123085',
   parse(raw, name, ctx) {
     const ids = [...new Set(raw.split(',').map((s) => s.trim()))];
-    if (ids.length > MAX_GOVIDS) throw apiError('E_BAD_VALUE', `${name} takes at most ${MAX_GOVIDS} ids; got ${ids.length}. Use state and type for a whole fleet.`);
+    if (ids.length > MAX_GOVIDS) throw apiError('E_BAD_VALUE', 'tooManyGovids', { name, max: MAX_GOVIDS, count: ids.length });
     const out: GovidList = { gids: [], found: [], unknown: [] };
     for (const id of ids) {
-      if (!GOVID.test(id)) throw apiError('E_GOVID_FORMAT', govidFormatMessage(id));
+      if (!GOVID.test(id)) throw govidFormatError(id);
       const gid = ctx.catalog.govId.get(id);
       if (gid === undefined) out.unknown.push(id);
       else { out.gids.push(gid); out.found.push(id); }

@@ -47,7 +47,7 @@ const yearParam: ParamSpec<FinanceCtx, number> = {
   allowed: 'one published year',
   defaultText: 'the latest year in which the target has a population (the latest census year with coverage=census)',
   parse(raw, _name, ctx) {
-    if (raw.includes(',') || raw.includes('-')) throw apiError('E_BAD_VALUE', 'year takes one year on /peers (for several, use /peer-comparison with years).');
+    if (raw.includes(',') || raw.includes('-')) throw apiError('E_BAD_VALUE', 'oneYearOnPeers');
     return parseYears(raw, ctx.catalog)[0]!;
   },
 };
@@ -69,21 +69,21 @@ async function cohortOf(ctx: FinanceCtx, gid: number, year: number | undefined, 
   const g = ctx.catalog.governments[gid]!;
   let y = year;
   if (y !== undefined && coverage === 'census' && !isCensusYear(y)) {
-    throw apiError('E_BAD_VALUE', `coverage=census needs a census year (a year ending in 2 or 7); year ${y} is not one. ${censusWindowText(ctx.catalog)}`);
+    throw apiError('E_BAD_VALUE', 'censusYear', { year: y, window: censusWindowText(ctx.catalog) });
   }
   if (y === undefined) {
     const hist = await ctx.pool.run('governmentYears', { gid }, signal);
     const withPop = Array.from(hist.years).filter((_, k) => hist.population[k]! > 0 && (coverage !== 'census' || isCensusYear(hist.years[k]!)));
     if (withPop.length === 0) {
-      throw apiError('E_BAD_VALUE', coverage === 'census'
-        ? `coverage=census found no census year with a population for ${g.canonical_govid}. ${censusWindowText(ctx.catalog)}`
-        : `${g.canonical_govid} has no population in any loaded year, so it has no peers by population.`);
+      throw coverage === 'census'
+        ? apiError('E_BAD_VALUE', 'censusNoPopulation', { govid: g.canonical_govid, window: censusWindowText(ctx.catalog) })
+        : apiError('E_BAD_VALUE', 'noPopulation', { govid: g.canonical_govid });
     }
     y = withPop[withPop.length - 1]!;
   }
   const r = await ctx.pool.run('peers', { target: gid, year: y, n, windows: [...POP_WINDOWS] }, signal);
   if (r.targetPopulation <= 0) {
-    throw apiError('E_BAD_VALUE', `${g.canonical_govid} has no population in ${y}; choose a year in which it reported (${ctx.govYears[gid]!.join(', ') || 'none loaded'}).`);
+    throw apiError('E_BAD_VALUE', 'noPopulationIn', { govid: g.canonical_govid, year: y, years: ctx.govYears[gid]!.join(', ') || 'none loaded' });
   }
   return { year: y, targetPopulation: r.targetPopulation, gids: Array.from(r.gids), population: Array.from(r.population), window: POP_WINDOWS[r.window]!, step: r.window };
 }
@@ -237,7 +237,7 @@ async function comparisonHandler(req: RouteRequest<FinanceCtx, ComparisonParams>
 
 const requiredCategory = required(
   categoryParam({ flows: ['expenditure'], route: '/governments/{govid}/peer-comparison', single: true }),
-  'category is required for peer comparison.',
+  () => apiError('E_MISSING', 'required', { name: 'category', where: 'peer comparison' }),
 );
 
 

@@ -2,7 +2,7 @@
 // in a govid list, or nationwide: one row per government per subtype (and
 // category), with reporting coverage per year.
 
-import { apiError, type ApiError } from '../server/errors.js';
+import { apiError, listValues, type ApiError } from '../server/errors.js';
 import { defaulted, enumParam, required, withExample } from '../server/params.js';
 import { defineRoute, envelopeReply, type QueryParams, type Reply, type RouteRequest, type RouteSpec } from '../server/route-spec.js';
 import { STATE_BY_FIPS } from '../geo/states.js';
@@ -25,9 +25,9 @@ const layerParam = required(
   withExample(enumParam({
     description: 'Which layer of government: state, county or city. Required.',
     values: LAYERS,
-    message: () => 'layer must be one of state, county, city.',
+    refuse: () => apiError('E_BAD_VALUE', 'mustBeOneOf', { name: 'layer', values: listValues(LAYERS) }),
   }), 'county'),
-  'layer must be one of state, county, city.',
+  () => apiError('E_MISSING', 'mustBeOneOf', { name: 'layer', values: listValues(LAYERS) }),
 );
 
 const SCOPE_NOTE: Record<Layer, string> = {
@@ -37,7 +37,7 @@ const SCOPE_NOTE: Record<Layer, string> = {
 };
 
 const stateOrGovids = (p: { state?: string; govids?: GovidList }): ApiError | undefined =>
-  (p.state !== undefined && p.govids !== undefined ? apiError('E_CONFLICT', 'state and govids are mutually exclusive on /rollups: state scopes the layer, govids names its governments.') : undefined);
+  (p.state !== undefined && p.govids !== undefined ? apiError('E_CONFLICT', 'stateGovids') : undefined);
 
 const rollupRoute: MoneyRoute = { verb: 'rollups', flows: ['expenditure'], subtypeField: 'spend_subtype', withFlow: false };
 

@@ -46,7 +46,7 @@ export async function runMoneyPage(
 ): Promise<BulkPage> {
   const lease = ctx.pages.acquire();
   if (lease === null) {
-    throw apiError('E_BUSY', `Every bulk stream of this server (CSV, Arrow or Parquet; ${ctx.pages.total}) is in use; retry after the Retry-After seconds, or pull with fewer connections at once.`);
+    throw apiError('E_BUSY', 'pageStreams', { total: ctx.pages.total });
   }
   const release = (): void => ctx.pages.release(lease);
   const early = fastPath(plan);

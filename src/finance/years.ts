@@ -20,29 +20,29 @@ export function parseYears(raw: string, set: YearSet): number[] {
   const published = new Set(set.years);
   const out = new Set<number>();
   const tokens = raw.split(',').map((t) => t.trim());
-  if (raw.trim() === '' || tokens.some((t) => t === '')) throw apiError('E_YEAR_FORMAT', `year must be a four-digit year in ${span}.`);
+  if (raw.trim() === '' || tokens.some((t) => t === '')) throw apiError('E_YEAR_FORMAT', 'fourDigits', { span });
   const inSpan = (y: number): void => {
-    if (y < set.minYear || y > set.maxYear) throw apiError('E_YEAR_RANGE', `year must be in ${span}.`);
+    if (y < set.minYear || y > set.maxYear) throw apiError('E_YEAR_RANGE', 'outside', { span });
   };
   for (const t of tokens) {
     const range = RANGE.exec(t);
     if (YEAR.test(t)) {
       const y = Number(t);
       inSpan(y);
-      if (!published.has(y)) throw apiError('E_YEAR_HOLE', `year ${y} has no source data. Published range ${span}; years with no source data: ${set.holes.join(', ')}.`);
+      if (!published.has(y)) throw apiError('E_YEAR_HOLE', 'noData', { year: y, span, holes: set.holes.join(', ') });
       out.add(y);
     } else if (range) {
       const a = Number(range[1]), b = Number(range[2]);
       inSpan(a);
       inSpan(b);
-      if (a > b) throw apiError('E_BAD_VALUE', `year range '${t}' runs backwards; write it as ${b}-${a}.`);
+      if (a > b) throw apiError('E_BAD_VALUE', 'yearBackwards', { range: t, last: b, first: a });
       const held = set.years.filter((y) => y >= a && y <= b);
       if (held.length === 0) {
-        throw apiError('E_YEAR_EMPTY_RANGE', `years ${t} hold no published year. Published range ${span}; years with no source data: ${set.holes.join(', ')}.`);
+        throw apiError('E_YEAR_EMPTY_RANGE', 'empty', { range: t, span, holes: set.holes.join(', ') });
       }
       for (const y of held) out.add(y);
     } else {
-      throw apiError('E_YEAR_FORMAT', `year must be a four-digit year in ${span}.`);
+      throw apiError('E_YEAR_FORMAT', 'fourDigits', { span });
     }
   }
   return [...out].sort((x, y) => x - y);

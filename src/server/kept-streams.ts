@@ -64,7 +64,7 @@ export function keepWhileStreaming(answer: Stream, cache: ResponseCache, key: st
 export function keptStream(kept: Kept, service: Service<unknown>): Stream {
   const release = service.admitStream?.();
   if (release === null) {
-    throw apiError('E_BUSY', 'Every bulk stream of this server is in use; retry after the Retry-After seconds, or pull with fewer connections at once.');
+    throw apiError('E_BUSY', 'keptStreams');
   }
   return { kind: 'stream', status: 200, contentType: kept.contentType!, headers: { ...kept.headers, 'X-Cache': 'hit' }, next: chunksOf(kept.body), done: release };
 }

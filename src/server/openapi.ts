@@ -1,6 +1,6 @@
 // OpenAPI 3.1 as a pure function of the route table and the error catalog.
 
-import { ERROR_CATALOG, type ErrorCode } from './errors.js';
+import { ERROR_CATALOG, exampleMessage, type ErrorCode, type MessageKey } from './errors.js';
 import { FORMATS, JSON_ONLY } from './formats.js';
 import type { FieldDoc, ParamSpec, RouteSpec } from './route-spec.js';
 
@@ -103,29 +103,25 @@ export function openapiDocument<Ctx>(info: ApiInfo, routes: readonly RouteSpec<C
       },
       responses: Object.fromEntries(ERROR_RESPONSES.map((e) => [e.name, errorResponse(e)])),
     },
-    'x-error-codes': Object.fromEntries(Object.entries(ERROR_CATALOG).map(([k, v]) => [k, v])),
+    // The codes as the docs list them: status, summary, headers; the message templates stay in the catalog.
+    'x-error-codes': Object.fromEntries(Object.entries(ERROR_CATALOG).map(([k, { messages: _m, ...v }]) => [k, v])),
   };
 }
 
 /**
  * The error responses every route documents, each with an example of a real
- * answer of its status (the code, the message as the server words it): the
- * docs show these, not the first code of the catalog whatever the status.
+ * answer of its status: the code, and the message the server words with one
+ * of the code's templates, rendered with the example values declared beside
+ * it in the catalog (so the docs cannot drift from what the server says).
  */
-interface ErrorResponse {
-  name: string;
-  code: ErrorCode;
-  description: string;
-  message: string;
-  requestId?: string;
-}
+type ErrorResponse = { [C in ErrorCode]: { name: string; code: C; message: MessageKey<C>; description: string } }[ErrorCode];
 
 export const ERROR_RESPONSES: readonly ErrorResponse[] = [
-  { name: 'BadRequest', code: 'E_BAD_VALUE', description: 'A bad parameter: the message names it and what is allowed.', message: "adjust must be one of nominal, real; got 'yes'." },
-  { name: 'NotFound', code: 'E_NOT_FOUND', description: 'No route at this path.', message: 'No route /api/v1/nope. See /openapi.json for the routes of this service.' },
-  { name: 'Busy', code: 'E_BUSY', description: 'At capacity or shutting down; retry after Retry-After seconds.', message: 'The server is at capacity (12 jobs running or waiting); retry after the Retry-After seconds.' },
-  { name: 'Timeout', code: 'E_TIMEOUT', description: 'Past the time budget (REQUEST_TIMEOUT_MS); the job was cancelled.', message: 'The request took longer than 30000 ms and was cancelled; ask for less at once (fewer years or governments, a smaller limit) or page through it.' },
-  { name: 'Internal', code: 'E_INTERNAL', description: 'An unexpected fault, logged with the request id.', message: 'Internal error; request id mi3x0q1a-2f.', requestId: 'mi3x0q1a-2f' },
+  { name: 'BadRequest', code: 'E_BAD_VALUE', message: 'notOneOf', description: 'A bad parameter: the message names it and what is allowed.' },
+  { name: 'NotFound', code: 'E_NOT_FOUND', message: 'noRoute', description: 'No route at this path.' },
+  { name: 'Busy', code: 'E_BUSY', message: 'capacity', description: 'At capacity or shutting down; retry after Retry-After seconds.' },
+  { name: 'Timeout', code: 'E_TIMEOUT', message: 'budget', description: 'Past the time budget (REQUEST_TIMEOUT_MS); the job was cancelled.' },
+  { name: 'Internal', code: 'E_INTERNAL', message: 'fault', description: 'An unexpected fault, logged with the request id.' },
 ];
 
 /** An error response: the envelope with the codes of its status, and its example answer. */
@@ -143,8 +139,9 @@ function errorResponse(e: ErrorResponse): Record<string, unknown> {
           ],
         },
         example: {
-          status: 'error', data: null, error: e.message,
-          meta: { version: 'v1', error_code: e.code, ...(e.requestId !== undefined ? { request_id: e.requestId } : {}) },
+          status: 'error', data: null, error: exampleMessage(e.code, e.message),
+          // A 500 names its request id in meta too, as the server's does: the same id as the message's.
+          meta: { version: 'v1', error_code: e.code, ...(e.code === 'E_INTERNAL' ? { request_id: ERROR_CATALOG.E_INTERNAL.messages.fault.example.requestId } : {}) },
           provenance: null, suggestions: [],
         },
       },

@@ -2,7 +2,7 @@
 // ParamSpec: its parse function and the schema/docs text derived from the
 // same arguments, so the docs cannot drift from what is enforced.
 
-import { apiError, listValues } from './errors.js';
+import { apiError, listValues, type ApiError } from './errors.js';
 import type { ParamSpec } from './route-spec.js';
 import { FORMATS, type Format } from './formats.js';
 
@@ -13,10 +13,10 @@ import { FORMATS, type Format } from './formats.js';
 export type WithDefault<S extends ParamSpec<any, any>, D> = undefined extends D ? S : S & { default: NonNullable<D> };
 
 /** The spec, required: validation refuses a request without it, so its value is always present. */
-export function required<S extends ParamSpec<any, any>>(spec: S, message?: string): S & { required: true } {
+export function required<S extends ParamSpec<any, any>>(spec: S, missing?: () => ApiError): S & { required: true } {
   // A required parameter has no default: the schema must not offer one (a client reading it would omit the parameter).
   const { default: _d, ...schema } = spec.schema as Record<string, unknown>;
-  return { ...spec, schema, required: true, ...(message !== undefined ? { requiredMessage: message } : {}) };
+  return { ...spec, schema, required: true, ...(missing !== undefined ? { missing } : {}) };
 }
 
 /**
@@ -46,12 +46,12 @@ export function intParam<D extends number | undefined = number | undefined>(
     allowed: `integer ${o.min} to ${o.max}`,
     default: o.default,
     parse(raw, name) {
-      if (!INT_RE.test(raw)) throw apiError('E_BAD_VALUE', `${name} must be an integer from ${o.min} to ${o.max}; got '${clip(raw)}'.`);
+      if (!INT_RE.test(raw)) throw apiError('E_BAD_VALUE', 'notInteger', { name, min: o.min, max: o.max, raw: clip(raw) });
       const n = Number(raw);
       if (o.capped && n > o.max) {
-        throw apiError('E_LIMIT_CAP', `${name} must be at most ${o.max} (the cap of this route); got ${n}. It is never clamped: walk pages with page=0,1,2,...`);
+        throw apiError('E_LIMIT_CAP', 'routeCap', { name, max: o.max, value: n });
       }
-      if (n < o.min || n > o.max) throw apiError('E_BAD_VALUE', `${name} must be an integer from ${o.min} to ${o.max}; got ${n}.`);
+      if (n < o.min || n > o.max) throw apiError('E_BAD_VALUE', 'outOfRange', { name, min: o.min, max: o.max, value: n });
       return n;
     },
   };
@@ -67,7 +67,8 @@ interface EnumOptions<T extends string> {
   values: readonly T[];
   default?: T;
   aliases?: Record<string, T>;
-  message?: (raw: string, name: string) => string;
+  /** The error for a value not in the list, when the default ("must be one of ...") would mislead. */
+  refuse?: (raw: string, name: string) => ApiError;
 }
 
 // Overloads rather than a type parameter for the default: inside a route's query the call is contextually
@@ -87,7 +88,7 @@ export function enumParam<T extends string>(o: EnumOptions<T>): ParamSpec<unknow
     parse(raw, name) {
       const v = lookup.get(raw.toLowerCase());
       if (v === undefined) {
-        throw apiError('E_BAD_VALUE', o.message?.(raw, name) ?? `${name} must be one of ${listValues(shown)}; got '${clip(raw)}'.`);
+        throw o.refuse?.(raw, name) ?? apiError('E_BAD_VALUE', 'notOneOf', { name, values: listValues(shown), raw: clip(raw) });
       }
       return v;
     },
@@ -104,7 +105,7 @@ export function boolParam<D extends boolean | undefined = boolean | undefined>(o
       const v = raw.toLowerCase();
       if (v === 'true') return true;
       if (v === 'false') return false;
-      throw apiError('E_BAD_VALUE', `${name} must be one of true, false; got '${clip(raw)}'.`);
+      throw apiError('E_BAD_VALUE', 'notOneOf', { name, values: 'true, false', raw: clip(raw) });
     },
   };
   return spec as WithDefault<ParamSpec<unknown, boolean>, D>; // default is o.default: present exactly when D says so
@@ -117,7 +118,7 @@ export function textParam(o: { description: string; maxLength: number }): ParamS
     schema: { type: 'string', maxLength: o.maxLength },
     allowed: `text, at most ${o.maxLength} characters, matched literally`,
     parse(raw, name) {
-      if (raw.length > o.maxLength) throw apiError('E_BAD_VALUE', `${name} must be at most ${o.maxLength} characters; got ${raw.length}.`);
+      if (raw.length > o.maxLength) throw apiError('E_BAD_VALUE', 'tooLong', { name, max: o.maxLength, length: raw.length });
       return raw;
     },
   };

@@ -112,13 +112,13 @@ export function compilePipeline<Ctx>(service: Service<Ctx>): Pipeline {
 
 /** Refuses what is too large to read, and everything while draining. */
 function limits(req: Incoming): undefined {
-  if (isDraining()) throw apiError('E_BUSY', 'The server is shutting down; retry in a moment.');
-  if (req.path.length + req.query.length > MAX_URL) throw apiError('E_URI_TOO_LONG', `URL longer than ${MAX_URL} characters.`);
+  if (isDraining()) throw apiError('E_BUSY', 'draining');
+  if (req.path.length + req.query.length > MAX_URL) throw apiError('E_URI_TOO_LONG', 'tooLong', { max: MAX_URL });
   // uWS accepts very large headers; ours is a GET-only API, so anything past 16 KB in all is refused.
   // uWS reads the first Content-Length and goes on: the body, and the request after it, may be read wrong.
-  if (req.conflictingLength) throw apiError('E_BAD_FRAMING', 'Content-Length is given more than once with different values, so where this request\'s body ends cannot be known; the connection is closed. Send one Content-Length (a GET needs none).');
+  if (req.conflictingLength) throw apiError('E_BAD_FRAMING', 'contentLength');
   if (req.headerBytes > MAX_HEADER_BYTES) {
-    throw apiError('E_HEADERS_TOO_LARGE', `Request headers of ${req.headerBytes} bytes; at most ${MAX_HEADER_BYTES} are accepted.`);
+    throw apiError('E_HEADERS_TOO_LARGE', 'tooLarge', { bytes: req.headerBytes, max: MAX_HEADER_BYTES });
   }
   return undefined;
 }
@@ -132,7 +132,7 @@ function preflight(req: Incoming): Answer | undefined {
     };
   }
   if (req.method !== 'get' && req.method !== 'head') {
-    throw apiError('E_METHOD', `Method ${req.methodText.slice(0, 16)} is not allowed; this API is read-only (GET, HEAD).`);
+    throw apiError('E_METHOD', 'readOnly', { method: req.methodText.slice(0, 16) });
   }
   return undefined;
 }
@@ -141,7 +141,7 @@ function preflight(req: Incoming): Answer | undefined {
 function negotiated(req: Incoming): Encoding {
   const enc = negotiate(req.acceptEncoding);
   if (enc === null) {
-    throw apiError('E_NOT_ACCEPTABLE', `Accept-Encoding refuses every coding this server offers (${OFFERED.join(', ')}); allow one of them, or identity.`);
+    throw apiError('E_NOT_ACCEPTABLE', 'encoding', { offered: OFFERED.join(', ') });
   }
   return enc;
 }
@@ -163,7 +163,7 @@ function route<Ctx>(line: Line<Ctx>, req: Incoming): Match<Compiled<Ctx>> {
   const match = line.router.match(req.path);
   if (match === undefined) {
     const shown = req.path.length > 200 ? `${req.path.slice(0, 200)}...` : req.path;
-    throw apiError('E_NOT_FOUND', `No route ${shown}. See /openapi.json for the routes of this service.`);
+    throw apiError('E_NOT_FOUND', 'noRoute', { path: shown });
   }
   return match;
 }
@@ -215,7 +215,7 @@ function acceptedFormat<Ctx>(spec: RouteSpec<Ctx>, query: Map<string, string>, a
   if (formats.length < 2 || query.has('format') || accept === '') return;
   const f = formatFromAccept(accept, formats);
   if (f === null) {
-    throw apiError('E_NOT_ACCEPTABLE', `Accept refuses every media type ${spec.path} answers in: ${formats.map((x) => FORMATS[x].openapiType).join(', ')}. Allow one of them (or */*), or name one with format=.`);
+    throw apiError('E_NOT_ACCEPTABLE', 'mediaType', { path: spec.path, types: formats.map((x) => FORMATS[x].openapiType).join(', ') });
   }
   if (f !== undefined && f !== formats[0]) query.set('format', f);
 }
@@ -345,7 +345,7 @@ function withinBudget(ms: number | undefined, reply: Promise<Reply>, ex: Exchang
     const timer = setTimeout(() => {
       over = true;
       ex.cancel();
-      resolve(errorAnswer(apiError('E_TIMEOUT', `The request took longer than ${ms} ms and was cancelled; ask for less at once (fewer years or governments, a smaller limit) or page through it.`), ex, path));
+      resolve(errorAnswer(apiError('E_TIMEOUT', 'budget', { ms }), ex, path));
     }, ms);
     reply.then(
       (r) => {
@@ -373,5 +373,5 @@ function errorAnswer(err: unknown, ex: Exchange, path: string): Answer {
     return entry.close && answer.kind === 'bytes' ? { ...answer, close: true } : answer;
   }
   console.error(JSON.stringify({ level: 'error', requestId: ex.requestId, path, error: err instanceof Error ? err.stack : String(err) }));
-  return renderEnvelope(500, fail(apiError('E_INTERNAL', `Internal error; request id ${ex.requestId}.`), ex.requestId), undefined, rc);
+  return renderEnvelope(500, fail(apiError('E_INTERNAL', 'fault', { requestId: ex.requestId }), ex.requestId), undefined, rc);
 }

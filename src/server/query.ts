@@ -14,10 +14,10 @@ export function parseQueryString(raw: string): Map<string, string> {
     const eq = part.indexOf('=');
     const key = decode(eq < 0 ? part : part.slice(0, eq), 'key');
     const value = eq < 0 ? '' : decode(part.slice(eq + 1), `value of '${key}'`);
-    if (key === '') throw apiError('E_BAD_QUERY', 'Query string has an empty key.');
-    if (out.has(key)) throw apiError('E_REPEATED_KEY', `Query parameter '${key}' is given more than once; give it once (lists are comma-separated).`);
+    if (key === '') throw apiError('E_BAD_QUERY', 'emptyKey');
+    if (out.has(key)) throw apiError('E_REPEATED_KEY', 'repeated', { key });
     out.set(key, value);
-    if (out.size > MAX_KEYS) throw apiError('E_BAD_QUERY', `Query string has more than ${MAX_KEYS} keys.`);
+    if (out.size > MAX_KEYS) throw apiError('E_BAD_QUERY', 'tooManyKeys', { max: MAX_KEYS });
   }
   return out;
 }
@@ -28,6 +28,6 @@ function decode(s: string, what: string): string {
   try {
     return decodeURIComponent(plus);
   } catch {
-    throw apiError('E_BAD_QUERY', `Query ${what.length > 60 ? 'text' : what} has malformed percent-encoding or is not valid UTF-8.`);
+    throw apiError('E_BAD_QUERY', 'badEncoding', { what: what.length > 60 ? 'text' : what });
   }
 }

@@ -37,7 +37,7 @@ export const BYTES_PER_TOKEN = 10 * 1024 * 1024;
  */
 export const REVALIDATION_COST = 0.1;
 export const HEAD_COST = 1;
-const CHEAPER = `Bulk pages cost 1 more per ${ROWS_PER_TOKEN.toLocaleString('en-US')} rows asked: the bulk files (/api/v1/bulk) are the cheaper way to a whole table.`;
+const ROWS_TEXT = ROWS_PER_TOKEN.toLocaleString('en-US');
 
 /** The process's tables, by service: made by the main thread, adopted by the front threads, so a client has one bucket whichever thread answers. */
 let tables: Record<string, SharedArrayBuffer> = {};
@@ -61,7 +61,7 @@ export function charge(gate: RateGate | undefined, req: Incoming, ex: Exchange, 
   const d = gate.limiter.take(bucketKey(clientAddress(req.peer, req.forwardedFor, gate.trusted)), cost);
   ex.rateHeaders = gate.limiter.headers(d);
   if (!d.ok) {
-    throw apiError('E_RATE_LIMITED', `Over this client's rate limit (a burst of ${gate.policy.burst} tokens, refilled at ${gate.policy.rate} a second; this request costs ${cost}); retry after ${d.retryAfterS} s (Retry-After). ${CHEAPER}`);
+    throw apiError('E_RATE_LIMITED', 'overLimit', { burst: gate.policy.burst, rate: gate.policy.rate, cost, retryAfter: d.retryAfterS, rowsPerToken: ROWS_TEXT });
   }
 }
 

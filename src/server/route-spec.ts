@@ -4,6 +4,7 @@
 // derived from these declarations (src/server/validate.ts, openapi.ts, ...).
 
 import type { Envelope } from './envelope.js';
+import type { ApiError } from './errors.js';
 import type { Format } from './formats.js';
 
 export type JsonSchema = Record<string, unknown>;
@@ -25,8 +26,8 @@ export interface ParamSpec<Ctx = unknown, T = unknown> {
   /** Text of the default for the docs, when it is computed. */
   defaultText?: string;
   required?: boolean;
-  /** The message when a required key is missing (default: "<name> is required for <route>."). */
-  requiredMessage?: string;
+  /** The error when a required key is missing (default: E_MISSING's "<name> is required for <route>."). */
+  missing?: () => ApiError;
   example?: string;
   parse(raw: string, name: string, ctx: Ctx): T;
 }

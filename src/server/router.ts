@@ -56,6 +56,6 @@ function decodeSegment(s: string): string {
   try {
     return decodeURIComponent(s);
   } catch {
-    throw apiError('E_BAD_QUERY', 'Path has malformed percent-encoding or is not valid UTF-8.');
+    throw apiError('E_BAD_QUERY', 'badPath');
   }
 }

@@ -13,16 +13,16 @@ export function compileValidator<Ctx, Q>(route: RouteSpec<Ctx, Q>): Validator<Ct
   const accepted = queryEntries.map(([k]) => k);
   // Read once here, not per key of every request.
   const refuseUnknown = route.ignoresUnknownKeys !== true;
-  const acceptedText = accepted.length === 0 ? 'this route accepts no query parameters' : `accepted keys: ${listValues(accepted)}`;
+  const acceptedText = listValues(accepted);
 
   return (query, pathValues, ctx) => {
     for (const key of query.keys()) {
       // Own keys only: `in` would let ?constructor= or ?toString= through as if declared.
       if (refuseUnknown && !Object.hasOwn(route.query, key)) {
         const why = route.rejects?.[key];
-        throw apiError('E_UNKNOWN_KEY', why
-          ? `Query parameter '${key}' is not accepted by ${route.path}: ${why} Accepted keys: ${listValues(accepted)}.`
-          : `Unknown query parameter '${printable(key)}' for ${route.path}; ${acceptedText}.`);
+        throw why ? apiError('E_UNKNOWN_KEY', 'rejected', { key, path: route.path, why, accepted: acceptedText })
+          : accepted.length === 0 ? apiError('E_UNKNOWN_KEY', 'unknownNoKeys', { key: printable(key), path: route.path })
+          : apiError('E_UNKNOWN_KEY', 'unknown', { key: printable(key), path: route.path, accepted: acceptedText });
       }
     }
     // First what the request gave, in declaration order (so the first bad or missing key is the answer),
@@ -34,7 +34,7 @@ export function compileValidator<Ctx, Q>(route: RouteSpec<Ctx, Q>): Validator<Ct
     for (const [name, spec] of queryEntries) {
       const raw = query.get(name);
       if (raw !== undefined) given[name] = spec.parse(raw, name, ctx);
-      else if (spec.required) throw apiError('E_MISSING', spec.requiredMessage ?? `${name} is required for ${route.path}.`);
+      else if (spec.required) throw spec.missing?.() ?? apiError('E_MISSING', 'required', { name, where: route.path });
     }
     const out: Record<string, unknown> = {};
     for (const [name] of pathEntries) out[name] = given[name];
