@@ -5,7 +5,7 @@ import { apiError, type ApiError } from '../server/errors.js';
 import { enumParam } from '../server/params.js';
 import type { Catalog } from './catalog.js';
 import { spanCovers, type MoneyCount } from './plan.js';
-import { yearsParam } from './params.js';
+import { yearsParam } from './http/params.js';
 
 export const isCensusYear = (y: number): boolean => y % 10 === 2 || y % 10 === 7;
 

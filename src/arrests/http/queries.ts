@@ -1,0 +1,20 @@
+// The declarations of the arrests routes' parameters that a handler written
+// apart from the route table (info.ts) types itself by: the handler takes
+// QueryParams of its declaration, so it sees exactly the keys declared.
+
+import { intParam, required, textParam, withExample } from '../../server/params.js';
+import { DEFAULT_MODEL } from '../models.js';
+import { leaidParam, modelParam, raceParam, sexParam, stateParam, yearParam } from './params.js';
+
+/** The state the docs fill in. */
+export const DOC_STATE = 'DE';
+
+export const limit = intParam({ description: 'Rows per page (default 100, at most 1000; above is a 400, never clamped).', min: 1, max: 1000, default: 100, capped: true });
+export const page = intParam({ description: 'Zero-based page index.', min: 0, max: 10_000_000, default: 0 });
+
+export const DISTRICTS_QUERY = { q: textParam({ description: 'Case-insensitive literal substring of lea_name.', maxLength: 200 }), state: stateParam, limit, page };
+export const DRAWS_QUERY = {
+  model: required(withExample(modelParam, DEFAULT_MODEL), 'model is required for /draws.'), year: required(withExample(yearParam, '21-22'), 'year is required for /draws.'),
+  state: required(withExample(stateParam, DOC_STATE), 'state is required for /draws.'),
+  race: raceParam, sex: sexParam, leaid: leaidParam,
+};
