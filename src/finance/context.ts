@@ -4,7 +4,6 @@
 
 import type { PageArena } from '../bytes/page-arena.js';
 import type { JobRunner } from '../job-runner.js';
-import type { RouteSpec } from '../server/route-spec.js';
 import type { Catalog, Flow } from './catalog.js';
 import type { FinanceColumns } from './columns.js';
 import type { LoadStats } from './corpus-layout.js';
@@ -42,7 +41,7 @@ export interface FinanceCtx {
   cohorts: Map<string, number[]>;
   /** Row counts and coverage of bulk queries already answered once (the corpus is immutable), oldest first. */
   counts: Map<string, MoneyCount>;
-  routes: RouteSpec<FinanceCtx>[];
+  // routes: the service's route table, added by the HTTP layer (http/routes.ts), the domain knowing no routes.
   startedAt: number;
   workers: number;
   /** Threads serving the API (FRONT_THREADS; 1: the main thread). */

@@ -19,6 +19,7 @@
 import type { Answer } from './answer.js';
 import { NOTHING } from './answer.js';
 import { ALLOWED_METHODS, ApiError, ERROR_CATALOG, apiError, type ErrorEntry } from './errors.js';
+import { atEdge } from './edge-errors.js';
 import { fail } from './envelope.js';
 import type { Exchange, Incoming } from './exchange.js';
 import { compileCanonical, type Canonicalizer } from './canonical.js';
@@ -220,7 +221,7 @@ function acceptedFormat<Ctx>(spec: RouteSpec<Ctx>, query: Map<string, string>, a
 
 /** The handle stage: the route's handler, with its typed parameters. */
 function handle<Ctx>(service: Service<Ctx>, spec: RouteSpec<Ctx>, params: unknown, req: Incoming, url: string, ex: Exchange): Reply | Promise<Reply> {
-  return spec.handle({ params, ctx: service.ctx, host: req.host, url, head: req.method === 'head', range: req.range, ifRange: req.ifRange, ifNoneMatch: req.ifNoneMatch, get signal() { return ex.signal(); } });
+  return atEdge(() => spec.handle({ params, ctx: service.ctx, host: req.host, url, head: req.method === 'head', range: req.range, ifRange: req.ifRange, ifNoneMatch: req.ifNoneMatch, get signal() { return ex.signal(); } }));
 }
 
 /** The routed part of the line: route, validate, freshness, cache, handle, render, encode, store. */

@@ -14,6 +14,14 @@ import { opsRoutes } from '../../server/ops-routes.js';
 import { intervalParam, leaidParam, modelParam, modelYearRule, raceParam, sexParam, stateParam, yearParam } from './params.js';
 import { DEFAULT_MODEL } from '../models.js';
 
+// The context's route table, which the docs, the dictionary and OpenAPI read: declared here, in the HTTP
+// layer, so that the domain's context (../context.ts) names no HTTP type.
+declare module '../context.js' {
+  interface ArrestsCtx {
+    routes: RouteSpec<ArrestsCtx>[];
+  }
+}
+
 type Route = RouteSpec<ArrestsCtx>;
 const route = defineRoute<ArrestsCtx>();
 const V1 = '/api/v1';

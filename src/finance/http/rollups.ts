@@ -8,7 +8,8 @@ import { defineRoute, envelopeReply, type QueryParams, type Reply, type RouteReq
 import { STATE_BY_FIPS } from '../../geo/states.js';
 import { GOV_TYPES } from '../catalog.js';
 import type { FinanceCtx } from '../context.js';
-import { censusYearsRule, coverageMeta, coverageParam, coverageRows, coverageYearsParam, expectedByRegistry } from '../coverage.js';
+import { coverageMeta, coverageRows, expectedByRegistry } from '../coverage.js';
+import { censusYearsRule, coverageParam, coverageYearsParam } from './coverage-params.js';
 import { answer, corpusBasis, planOf } from './money.js';
 import type { MoneyRoute } from '../money-table.js';
 import { REJECT, adjustParam, baseYearParam, categoryParam, expenditureConceptParam, moneyLimitParam, perCapitaParam } from './money-params.js';

@@ -17,6 +17,14 @@ import { peerRoutes } from './peers.js';
 import { exampleGov } from './examples.js';
 import { bulkRoutes } from './bulk-routes.js';
 
+// The context's route table, which the docs, the dictionary and OpenAPI read: declared here, in the HTTP
+// layer, so that the domain's context (../context.ts) names no HTTP type.
+declare module '../context.js' {
+  interface FinanceCtx {
+    routes: RouteSpec<FinanceCtx>[];
+  }
+}
+
 type Route = RouteSpec<FinanceCtx>;
 const route = defineRoute<FinanceCtx>();
 
