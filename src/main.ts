@@ -245,7 +245,7 @@ function frontShare(config: Config, k: number): Config {
     responseCacheMb: config.responseCacheMb / n,
     // Every front thread needs a slot to stream any CSV at all.
     csvPageSlots: Math.max(1, share(config.csvPageSlots)),
-    // One thread finds or builds the bulk files; the others follow it (src/finance/bulk-start.ts).
+    // One thread finds or builds the bulk files; the others follow it (src/finance/http/bulk-start.ts).
     bulkOwner: k === 0,
   };
 }

@@ -1,5 +1,5 @@
 // What every finance route handler can reach: the catalog, the shared corpus
-// columns, the job runner (the pool, wired in service.ts), and lookups built
+// columns, the job runner (the pool, wired in http/service.ts), and lookups built
 // once at load.
 
 import type { PageArena } from '../bytes/page-arena.js';
@@ -17,7 +17,7 @@ export interface FinanceCtx {
   engine: EngineCatalog;
   columns: FinanceColumns;
   stats: LoadStats;
-  /** Where jobs run: the worker pool, and on a front thread that thread too for small jobs (service.ts). */
+  /** Where jobs run: the worker pool, and on a front thread that thread too for small jobs (http/service.ts). */
   pool: JobRunner;
   /** Where provenance SQL reads the mirror: MIRROR_URL, or the data directory's absolute path. */
   mirrorUrl: string;

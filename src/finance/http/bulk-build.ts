@@ -1,9 +1,9 @@
 // Building one year of one table into its two bulk files. The rows are the
 // flat route's CSV pages, every type of government in turn, walked by Link
-// through the service's own pipeline (src/cli/pages.ts, as `civicstream
+// through the service's own pipeline (csv-pages.ts, as `civicstream
 // export` does), so each file holds exactly the API's rows. One walk feeds
 // both files: each page is written through gzip to the .csv.gz (one header
-// line) and parsed into a row group of the .parquet (src/cli/export-parquet.ts,
+// line) and parsed into a row group of the .parquet (parquet-pages.ts,
 // typed as `export --format parquet` types them). At most a page is held at a
 // time; both files are written under temp names and renamed to their
 // content-hashed names only once whole.
