@@ -5,9 +5,9 @@
 
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { arrestsRoutes } from '../src/arrests/routes.js';
+import { arrestsRoutes } from '../src/arrests/http/routes.js';
 import { PROJECT_ROOT } from '../src/config.js';
-import { financeRoutes } from '../src/finance/routes.js';
+import { financeRoutes } from '../src/finance/http/routes.js';
 import type { FieldDoc, JsonSchema, RouteSpec } from '../src/server/route-spec.js';
 
 const q = (s: string): string => JSON.stringify(s);

@@ -4,7 +4,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseTrustedProxies } from './server/client-address.js';
+import { parseTrustedProxies } from './ip-address.js';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -38,7 +38,7 @@ export interface Config {
   sharePort: boolean;
   /** The worker-fault test hook (CIVICSTREAM_FAULTS=1); not a user setting, so not in CONFIG_VARS. */
   testFaults: boolean;
-  /** Build the bulk files in the background after start when no set is found (src/finance/bulk-start.ts). */
+  /** Build the bulk files in the background after start when no set is found (src/finance/http/bulk-start.ts). */
   bulkBuild: boolean;
   /**
    * This thread finds, checks and builds the bulk files, and the other front threads follow it: the main

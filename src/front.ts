@@ -12,8 +12,8 @@
 
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Config } from './config.js';
-import { financeCtx, financeService, type FinanceData } from './finance/service.js';
-import { startBulkFiles } from './finance/bulk-start.js';
+import { financeCtx, financeService, type FinanceData } from './finance/http/service.js';
+import { startBulkFiles } from './finance/http/bulk-start.js';
 import { shareLogCounters } from './server/access-log.js';
 import { shareGateStats } from './server/conn-gate.js';
 import { shareReadiness } from './server/readiness.js';

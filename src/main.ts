@@ -12,9 +12,9 @@ import { Worker } from 'node:worker_threads';
 import { readConfig, type Config } from './config.js';
 import { LoadError } from './corpus/load-error.js';
 import { collectGarbage } from './corpus/shared.js';
-import { loadFinance, loadFinanceData, financeService, type FinanceData } from './finance/service.js';
-import { startBulkFiles } from './finance/bulk-start.js';
-import { loadArrests, arrestsService } from './arrests/service.js';
+import { loadFinance, loadFinanceData, financeService, type FinanceData } from './finance/http/service.js';
+import { startBulkFiles } from './finance/http/bulk-start.js';
+import { loadArrests, arrestsService } from './arrests/http/service.js';
 import { shareLogCounters } from './server/access-log.js';
 import { ConnectionGate, defaultCap, descriptorLimit, openDescriptors, shareGateStats } from './server/conn-gate.js';
 import { Listener } from './server/listener.js';
@@ -245,7 +245,7 @@ function frontShare(config: Config, k: number): Config {
     responseCacheMb: config.responseCacheMb / n,
     // Every front thread needs a slot to stream any CSV at all.
     csvPageSlots: Math.max(1, share(config.csvPageSlots)),
-    // One thread finds or builds the bulk files; the others follow it (src/finance/bulk-start.ts).
+    // One thread finds or builds the bulk files; the others follow it (src/finance/http/bulk-start.ts).
     bulkOwner: k === 0,
   };
 }

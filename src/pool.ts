@@ -11,7 +11,7 @@
 // turn).
 
 import { Piscina } from 'piscina';
-import { apiError } from './server/errors.js';
+import { BusyError } from './domain-errors.js';
 import { LaneQueue } from './pool-lanes.js';
 import type { BatchItem, BatchOutcome, JobArgs, JobName, JobResult, JobRunner, JobTable } from './job-runner.js';
 
@@ -108,7 +108,7 @@ export class Pool implements JobRunner {
   private admit(small: boolean): () => void {
     const limit = small ? this.capacity : this.capacity - this.smallReserve;
     if (this.outstanding >= limit) {
-      throw apiError('E_BUSY', 'capacity', { jobs: this.outstanding });
+      throw new BusyError('jobs', this.outstanding);
     }
     this.outstanding++;
     return () => { this.outstanding--; };

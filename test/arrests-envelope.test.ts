@@ -1,4 +1,4 @@
-import { arrestsRoutes } from '../dist/src/arrests/routes.js';
+import { arrestsRoutes } from '../dist/src/arrests/http/routes.js';
 import { envelopeContract } from './helpers/envelope-contract.js';
 import { arrestsUrl } from './helpers/http.js';
 

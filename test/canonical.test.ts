@@ -6,7 +6,7 @@
 // (finding 1).
 
 import { describe, expect, it } from 'vitest';
-import { financeService } from '../dist/src/finance/service.js';
+import { financeService } from '../dist/src/finance/http/service.js';
 import { readConfig } from '../dist/src/config.js';
 import { inject } from '../dist/src/server/inject.js';
 import { useFixtureCtx } from './helpers/fixture-ctx.js';

@@ -1,4 +1,4 @@
-import { financeRoutes } from '../dist/src/finance/routes.js';
+import { financeRoutes } from '../dist/src/finance/http/routes.js';
 import { envelopeContract } from './helpers/envelope-contract.js';
 import { financeUrl } from './helpers/http.js';
 

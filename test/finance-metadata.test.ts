@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { financeRoutes } from '../dist/src/finance/routes.js';
-import { arrestsRoutes } from '../dist/src/arrests/routes.js';
+import { financeRoutes } from '../dist/src/finance/http/routes.js';
+import { arrestsRoutes } from '../dist/src/arrests/http/routes.js';
 import { arrestsUrl, expectErrorEnvelope, get, getWithHost } from './helpers/http.js';
 import { query, table, V6 } from './helpers/duckdb.js';
 

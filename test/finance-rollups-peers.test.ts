@@ -207,7 +207,7 @@ describe('peers of the largest governments: the window widens until n are found'
 
   it('an empty cohort (no other government of the type has a population that year) carries a suggestion naming the target\'s other years', async () => {
     // No cohort of the bundled corpus is empty (every type has hundreds of governments a year): the rule is read on its own.
-    const { emptyCohortSuggestions } = await import('../dist/src/finance/peers.js');
+    const { emptyCohortSuggestions } = await import('../dist/src/finance/http/peers.js');
     const ctx = { catalog: { governments: [{ canonical_govid: '000000000001', type_label: 'state' }] } };
     const cohort = (gids: number[]) => ({ year: 2020, targetPopulation: 5, gids, population: [], window: [0, Infinity] as const, step: 5 });
     // Years with a population, as the route reads them from the target's history (a year with rows but no population is not one).

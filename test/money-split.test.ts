@@ -8,11 +8,11 @@
 
 import { describe, expect, it } from 'vitest';
 import { readConfig } from '../dist/src/config.js';
-import { planOf } from '../dist/src/finance/money.js';
+import { planOf } from '../dist/src/finance/http/money.js';
 import type { MoneyRoute } from '../dist/src/finance/money-table.js';
 import type { MoneyPlan, MoneyResult } from '../dist/src/finance/plan.js';
 import { runMoney } from '../dist/src/finance/run-money.js';
-import { financeService } from '../dist/src/finance/service.js';
+import { financeService } from '../dist/src/finance/http/service.js';
 import { inject } from '../dist/src/server/inject.js';
 import { useFixtureCtx, type FixtureCtx } from './helpers/fixture-ctx.js';
 

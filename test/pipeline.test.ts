@@ -3,7 +3,7 @@
 // and each stage must end the request where it should.
 
 import { describe, expect, it } from 'vitest';
-import { financeService } from '../dist/src/finance/service.js';
+import { financeService } from '../dist/src/finance/http/service.js';
 import { readConfig } from '../dist/src/config.js';
 import { inject } from '../dist/src/server/inject.js';
 import { ROUTED_STAGES } from '../dist/src/server/pipeline.js';

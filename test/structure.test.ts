@@ -3,7 +3,11 @@
 // no import loop in src/, workers/, bench/ or scripts/ (type-only imports
 // included), nothing under workers/ loads, directly or through other files,
 // the HTTP layer (src/server/), a route table or a parameter module, and the
-// tests import the code from dist/ only (never src/ or bench/ sources).
+// tests import the code from dist/ only (never src/ or bench/ sources); and
+// the layering (issue 30): only the HTTP layer (src/server/, each service's
+// http/ folder) and the entry points (src/main.ts, src/front.ts, the CLI)
+// import src/server/ or an http/ folder, only the CLI and the entry points
+// import src/cli/, and workers import neither, even through other files.
 // A failure lists every violation. The checker is tried on planted fixtures
 // first, so a quiet pass on the real tree means something.
 
@@ -41,6 +45,15 @@ describe('the structure checker on planted fixtures', () => {
   plant('src/finance/columns.ts', 'export const c = 1;\n');
   plant('workers/job.ts', "import { helper } from '../src/finance/helper.js';\nimport { c } from '../src/finance/columns.js';\nimport type { P } from '../src/finance/money-params.js';\nexport const job = [helper, c];\n");
   plant('workers/index.ts', "import { job } from './job.js';\nexport default async () => (await import('../src/finance/routes.js')).r + job.length;\n");
+  // The layering (issue 30): the domain reaching the HTTP layer or a service's http/ folder (a type is enough),
+  // the HTTP layer reaching the CLI, and workers reaching a service's http/ folder or the CLI. The HTTP layer,
+  // the entry points and the CLI may import the server; the entry points may import the CLI.
+  plant('src/finance/rules.ts', "import type { Page } from './http/page.js';\nexport type R = Page;\n");
+  plant('src/finance/http/page.ts', "import { h } from '../../server/http.js';\nexport type Page = typeof h;\n");
+  plant('src/server/x.ts', "export * from '../cli/args.js';\n");
+  plant('src/cli/args.ts', "import { h } from '../server/http.js';\nexport const a = h;\n");
+  plant('src/main.ts', "import { a } from './cli/args.js';\nimport { h } from './server/http.js';\nimport type { Page } from './finance/http/page.js';\nexport const m: [number, number, Page?] = [a, h];\n");
+  plant('workers/layers.ts', "import type { Page } from '../src/finance/http/page.js';\nimport { a } from '../src/cli/args.js';\nexport const w: [number, Page?] = [a];\n");
 
   const got = checkStructure(tmp);
 
@@ -69,6 +82,18 @@ describe('the structure checker on planted fixtures', () => {
       'workers/index.ts -> src/finance/routes.ts  (a route table or route spec)',
       'workers/job.ts -(type)-> src/finance/money-params.ts  (a parameter module)',
       'workers/job.ts -> src/finance/helper.ts -> src/server/http.ts  (the HTTP layer (src/server/))',
+      'workers/layers.ts -(type)-> src/finance/http/page.ts  (a service\'s HTTP layer (src/<service>/http/))',
+      'workers/layers.ts -> src/cli/args.ts  (the CLI (src/cli/))',
+    ]);
+  });
+
+  it('reports imports across the layers: the domain to the HTTP layer, anything but the CLI and the entry points to the CLI', () => {
+    expect(got.layers).toEqual([
+      'src/finance/helper.ts -> src/server/http.ts  (only the HTTP layer and the entry points import src/server/)',
+      'src/finance/rules.ts -(type)-> src/finance/http/page.ts  (the domain imports no http/ folder)',
+      'src/server/x.ts -> src/cli/args.ts  (only the CLI and the entry points import src/cli/)',
+      'workers/layers.ts -(type)-> src/finance/http/page.ts  (the domain imports no http/ folder)',
+      'workers/layers.ts -> src/cli/args.ts  (only the CLI and the entry points import src/cli/)',
     ]);
   });
 });
@@ -81,5 +106,6 @@ describe('the structure of the code (issue 18)', () => {
   it(`no function in src/ or workers/ over ${MAX_FUNCTION_LINES} lines`, () => none(got.longFunctions, 'functions too long'));
   it('no import loop in src/, workers/, bench/, scripts/ (type-only imports included)', () => none(got.loops, 'import loops'));
   it('tests import the code from dist/ only: never its sources, never bench code', () => none(testSourceImports(ROOT), 'source imports in test/'));
-  it('nothing under workers/ loads the HTTP layer, a route table or a parameter module, directly or through other files', () => none(got.workerLoads, 'loads from workers/'));
+  it('nothing under workers/ loads the HTTP layer (src/server/, an http/ folder), the CLI, a route table or a parameter module, directly or through other files', () => none(got.workerLoads, 'loads from workers/'));
+  it('only the HTTP layer (src/server/, src/<service>/http/), the entry points and the CLI import src/server/ or an http/ folder; only the CLI and the entry points import src/cli/ (issue 30)', () => none(got.layers, 'imports across the layers'));
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseYears } from '../dist/src/finance/years.js';
+import { parseYears } from '../dist/src/finance/http/years.js';
 import { ApiError } from '../dist/src/server/errors.js';
 
 // The published set of the bundled corpus: 2011, 2019, 2020 (holes 2012-2018).

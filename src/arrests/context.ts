@@ -1,7 +1,6 @@
 // What every school-service handler can reach: the mirror's manifest, its
 // tables and the draw summaries, with lookups built once at load.
 
-import type { RouteSpec } from '../server/route-spec.js';
 import type { ArrestsManifest } from './manifest.js';
 import type { Summaries } from './summaries.js';
 import type { District, EnrollmentTable } from './tables.js';
@@ -21,6 +20,6 @@ export interface ArrestsCtx {
   states: string[];
   /** Models with draws in the mirror, and the years each has. */
   modelYears: Map<string, string[]>;
-  routes: RouteSpec<ArrestsCtx>[];
+  // routes: the service's route table, added by the HTTP layer (http/routes.ts), the domain knowing no routes.
   startedAt: number;
 }

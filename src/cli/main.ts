@@ -13,11 +13,11 @@ import { LoadError } from '../corpus/load-error.js';
 import { GOV_TYPES } from '../finance/catalog.js';
 import { parseArgs, type Args, CliError } from './args.js';
 import { apiKeys, openFinance, runRoute, QUERY_ROUTES, queryRoutesHelp, replyText, TABLE_CELL } from './offline.js';
-import { financeRoutes } from '../finance/routes.js';
-import { writeParquetPages } from './export-parquet.js';
-import { csvPages, writeCsvPages } from './pages.js';
+import { financeRoutes } from '../finance/http/routes.js';
+import { writeParquetPages } from '../finance/http/parquet-pages.js';
+import { csvPages, writeCsvPages } from '../finance/http/csv-pages.js';
 import { bulkOf } from '../finance/bulk-set.js';
-import { prebuild } from '../finance/bulk-start.js';
+import { prebuild } from '../finance/http/bulk-start.js';
 import { prebuiltDir } from '../finance/bulk-store.js';
 import { secondsText } from '../progress.js';
 
@@ -140,7 +140,7 @@ const COMMANDS: Command[] = [
       try { school = Array.isArray(JSON.parse(readFileSync(manifest, 'utf8')).shards); } catch { /* the loader names the parse error */ }
       process.env.CIVICSTREAM_LOAD_CACHE = 'off';
       if (school) {
-        const { loadArrests } = await import('../arrests/service.js');
+        const { loadArrests } = await import('../arrests/http/service.js');
         const ctx = await loadArrests(readConfig({ ...process.env, ARRESTS_DATA: abs }), { quiet: true, rebuild: true });
         process.stdout.write(`verify: ${abs}: school draws mirror OK: ${ctx.summaries.build.shards} shards, ${ctx.summaries.build.rows.toLocaleString('en-US')} draw rows, ${ctx.districts.length} districts\n`);
         return;

@@ -4,7 +4,7 @@
 import os from 'node:os';
 import { readConfig } from '../config.js';
 import type { FinanceCtx } from '../finance/context.js';
-import { financeService, loadFinance } from '../finance/service.js';
+import { financeService, loadFinance } from '../finance/http/service.js';
 import { csvField } from '../bytes/csv-writer.js';
 import { inject } from '../server/inject.js';
 import type { Service } from '../server/service.js';

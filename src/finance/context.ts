@@ -1,10 +1,9 @@
 // What every finance route handler can reach: the catalog, the shared corpus
-// columns, the job runner (the pool, wired in service.ts), and lookups built
+// columns, the job runner (the pool, wired in http/service.ts), and lookups built
 // once at load.
 
 import type { PageArena } from '../bytes/page-arena.js';
 import type { JobRunner } from '../job-runner.js';
-import type { RouteSpec } from '../server/route-spec.js';
 import type { Catalog, Flow } from './catalog.js';
 import type { FinanceColumns } from './columns.js';
 import type { LoadStats } from './corpus-layout.js';
@@ -18,7 +17,7 @@ export interface FinanceCtx {
   engine: EngineCatalog;
   columns: FinanceColumns;
   stats: LoadStats;
-  /** Where jobs run: the worker pool, and on a front thread that thread too for small jobs (service.ts). */
+  /** Where jobs run: the worker pool, and on a front thread that thread too for small jobs (http/service.ts). */
   pool: JobRunner;
   /** Where provenance SQL reads the mirror: MIRROR_URL, or the data directory's absolute path. */
   mirrorUrl: string;
@@ -42,7 +41,7 @@ export interface FinanceCtx {
   cohorts: Map<string, number[]>;
   /** Row counts and coverage of bulk queries already answered once (the corpus is immutable), oldest first. */
   counts: Map<string, MoneyCount>;
-  routes: RouteSpec<FinanceCtx>[];
+  // routes: the service's route table, added by the HTTP layer (http/routes.ts), the domain knowing no routes.
   startedAt: number;
   workers: number;
   /** Threads serving the API (FRONT_THREADS; 1: the main thread). */

@@ -123,7 +123,7 @@ export function assemble(cat: Catalog, rows: PartitionJob['columns'], nRows: num
  * the per-government query by memory latency. A fleet query walks groups
  * year by year either way and pays one jump per group instead.
  * The year-major columns stay allocated until V8 collects them: start-up
- * (service.ts) runs one full GC right after, so RSS does not count both.
+ * (http/service.ts) runs one full GC right after, so RSS does not count both.
  */
 export function governmentMajor(c: StoredFinanceColumns): StoredFinanceColumns {
   const n = c.nGroups;

@@ -1,37 +1,14 @@
 // Reporting coverage: the survey calendar (a complete census only in years
 // ending in 2 or 7), the coverage modes, and the per-year coverage table.
+// Their parameters are declared in http/coverage-params.ts.
 
-import { apiError, type ApiError } from '../server/errors.js';
-import { enumParam } from '../server/params.js';
 import type { Catalog } from './catalog.js';
 import { spanCovers, type MoneyCount } from './plan.js';
-import { yearsParam } from './params.js';
 
 export const isCensusYear = (y: number): boolean => y % 10 === 2 || y % 10 === 7;
 
-const COVERAGE = ['all', 'census', 'consistent'] as const;
+export const COVERAGE = ['all', 'census', 'consistent'] as const;
 export type Coverage = (typeof COVERAGE)[number];
-
-export const coverageParam = enumParam({
-  description: 'all: every unit that reported; census: census years only (years ending in 2 or 7); consistent: only units reporting in every requested year.',
-  values: COVERAGE,
-  default: 'all',
-});
-
-/**
- * years defaults by the coverage mode asked for: the latest published year, or
- * with coverage=census the latest published census year (none: an empty list,
- * which censusYearsRule refuses with the census window).
- */
-export const coverageYearsParam = yearsParam({
-  description: 'Fiscal years: a year, a list, an inclusive range, or a mix.',
-  defaultText: 'the latest published year; with coverage=census, the latest published census year',
-  default: (ctx, given) => {
-    if (given.coverage !== 'census') return [ctx.catalog.maxYear];
-    const census = ctx.catalog.years.filter(isCensusYear);
-    return census.length ? [census[census.length - 1]!] : [];
-  },
-});
 
 export function censusWindowText(cat: Catalog): string {
   const census: number[] = [];
@@ -40,15 +17,6 @@ export function censusWindowText(cat: Catalog): string {
   return `Census years in the published window ${cat.minYear}-${cat.maxYear}: ${census.length ? census.join(', ') : 'none'}` +
     (absent.length ? ` (no source data in this corpus for ${absent.join(', ')})` : '') + '.';
 }
-
-/** coverage=census needs a census year among the years (given, or its default). */
-export const censusYearsRule = (p: { years: number[]; coverage: Coverage }, ctx: { catalog: Catalog }): ApiError | undefined => {
-  const cat = ctx.catalog;
-  if (p.coverage !== 'census' || p.years.some(isCensusYear)) return undefined;
-  return p.years.length === 0
-    ? apiError('E_BAD_VALUE', 'censusNonePublished', { window: censusWindowText(cat) })
-    : apiError('E_BAD_VALUE', 'censusNoneRequested', { years: p.years.join(', '), window: censusWindowText(cat) });
-};
 
 export interface CoverageRow {
   year: number;

@@ -1,6 +1,6 @@
 // What a money query chose, as the thread serving it and the workers both
 // read it: the categories, the recipe, and the reserved name that sums every
-// category. Parsed from parameters in money-params.ts; nothing here knows of
+// category. Parsed from parameters in http/money-params.ts; nothing here knows of
 // HTTP or parameters, so the workers may load it.
 
 /** The reserved category name summing every category of the concept per subtype. */

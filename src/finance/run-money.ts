@@ -5,7 +5,7 @@
 // summary's own per-field rules (mergeSummaries, beside SummaryAcc).
 
 import { chunksOf } from '../bytes/csv-writer.js';
-import { apiError } from '../server/errors.js';
+import { BusyError } from '../domain-errors.js';
 import type { FinanceCtx } from './context.js';
 import type { PageFormat } from './job-io.js';
 import { tableOptions, type MoneyRoute, type TableParams } from './money-table.js';
@@ -46,7 +46,7 @@ export async function runMoneyPage(
 ): Promise<BulkPage> {
   const lease = ctx.pages.acquire();
   if (lease === null) {
-    throw apiError('E_BUSY', 'pageStreams', { total: ctx.pages.total });
+    throw new BusyError('page-slots', ctx.pages.total);
   }
   const release = (): void => ctx.pages.release(lease);
   const early = fastPath(plan);

@@ -22,6 +22,7 @@
 import type { Answer } from './answer.js';
 import { NOTHING } from './answer.js';
 import { ALLOWED_METHODS, ApiError, ERROR_CATALOG, apiError, type ErrorEntry } from './errors.js';
+import { atEdge } from './edge-errors.js';
 import { fail } from './envelope.js';
 import type { Exchange, Incoming } from './exchange.js';
 import { compileCanonical, type Canonicalizer } from './canonical.js';
@@ -222,7 +223,7 @@ function acceptedFormat<Ctx>(spec: RouteSpec<Ctx>, query: Map<string, string>, a
 
 /** The handle stage: the route's handler, with its typed parameters. */
 function handle<Ctx>(service: Service<Ctx>, spec: RouteSpec<Ctx>, params: unknown, req: Incoming, url: string, ex: Exchange): Reply | Promise<Reply> {
-  return spec.handle({ params, ctx: service.ctx, host: req.host, url, head: req.method === 'head', range: req.range, ifRange: req.ifRange, ifNoneMatch: req.ifNoneMatch, get signal() { return ex.signal(); } });
+  return atEdge(() => spec.handle({ params, ctx: service.ctx, host: req.host, url, head: req.method === 'head', range: req.range, ifRange: req.ifRange, ifNoneMatch: req.ifNoneMatch, get signal() { return ex.signal(); } }));
 }
 
 /** What the routed stages know of a request as they pass it on: each stage fills in its part. */

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { readConfig } from '../../dist/src/config.js';
-import { loadFinance } from '../../dist/src/finance/service.js';
+import { loadFinance } from '../../dist/src/finance/http/service.js';
 import { ROOT } from './server.js';
 
 export type FixtureCtx = Awaited<ReturnType<typeof loadFinance>>;

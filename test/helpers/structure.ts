@@ -2,7 +2,9 @@
 // path (so it can be tried on planted fixtures) that parses every .ts file with
 // the TypeScript compiler API and reports, as readable lines, the files and
 // functions too long to read on a screen or two, the import loops, and what
-// the worker threads load that they must not.
+// the worker threads load that they must not, and the imports that cross the
+// layering (the domain reaching the HTTP layer, anything but the CLI and the
+// entry points reaching the CLI).
 
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -27,14 +29,39 @@ export interface Violations {
   longFunctions: string[];
   loops: string[];
   workerLoads: string[];
+  layers: string[];
 }
 
 /** Why a module must not be loaded by a worker thread, or undefined when it may be. */
 export function forbiddenForWorkers(file: string): string | undefined {
   const base = path.posix.basename(file);
   if (file.startsWith('src/server/')) return 'the HTTP layer (src/server/)';
+  if (isServiceHttp(file)) return "a service's HTTP layer (src/<service>/http/)";
+  if (file.startsWith('src/cli/')) return 'the CLI (src/cli/)';
   if (base.includes('route')) return 'a route table or route spec';
   if (base === 'params.ts' || base.endsWith('-params.ts')) return 'a parameter module';
+  return undefined;
+}
+
+/**
+ * The layering (issue 30). The HTTP layer is src/server/ and each service's http/ folder (route tables,
+ * parameters, page formats, docs, the service's wiring); the domain is everything else in src/ (the engine,
+ * the pool, the corpus, the config) and workers/. The entry points start the process (src/main.ts, the front
+ * threads' src/front.ts) and the CLI drives a service through inject(): they are the transport's users and may
+ * import anything. So only the HTTP layer and the entry points import src/server/ or an http/ folder, and only
+ * the CLI and the entry points import src/cli/.
+ */
+export const ENTRY_POINTS = ['src/main.ts', 'src/front.ts'];
+const isServiceHttp = (f: string): boolean => /^src\/[^/]+\/http\//.test(f);
+const isCli = (f: string): boolean => f.startsWith('src/cli/');
+/** May import the HTTP layer: the HTTP layer itself, the entry points and the CLI. */
+const mayImportHttp = (f: string): boolean => f.startsWith('src/server/') || isServiceHttp(f) || isCli(f) || ENTRY_POINTS.includes(f);
+
+/** Why an import crosses the layering, or undefined when it may be made. */
+export function layerBreach(from: string, to: string): string | undefined {
+  if (to.startsWith('src/server/') && !mayImportHttp(from)) return 'only the HTTP layer and the entry points import src/server/';
+  if (isServiceHttp(to) && !mayImportHttp(from)) return 'the domain imports no http/ folder';
+  if (isCli(to) && !isCli(from) && !ENTRY_POINTS.includes(from)) return 'only the CLI and the entry points import src/cli/';
   return undefined;
 }
 
@@ -210,7 +237,7 @@ export function testSourceImports(root: string): string[] {
 }
 
 export function checkStructure(root: string): Violations {
-  const v: Violations = { longFiles: [], longFunctions: [], loops: [], workerLoads: [] };
+  const v: Violations = { longFiles: [], longFunctions: [], loops: [], workerLoads: [], layers: [] };
   const graph = new Map<string, Edge[]>();
   for (const file of tsFiles(root, GRAPH_DIRS)) {
     const sf = parse(root, file);
@@ -227,5 +254,13 @@ export function checkStructure(root: string): Violations {
     v.loops.push(chainText(graph, cycle) + rest);
   }
   v.workerLoads = workerLoadsOf(graph);
+  for (const [file, edges] of graph) {
+    if (!SIZED_DIRS.some((d) => file.startsWith(`${d}/`))) continue;
+    for (const e of edges) {
+      const why = layerBreach(file, e.to);
+      if (why) v.layers.push(`${file} ${e.typeOnly ? '-(type)->' : '->'} ${e.to}  (${why})`);
+    }
+  }
+  v.layers.sort();
   return v;
 }

@@ -1,0 +1,69 @@
+// `civicstream export --format parquet` and the bulk files (bulk-build.ts):
+// the same pages as the CSV export, each parsed back into typed columns
+// (types from the route's row fields) and streamed through parquet-wasm's
+// writer, one row group a page. Parsing the API's own CSV keeps the export
+// the API's rows by construction.
+
+import { createWriteStream } from 'node:fs';
+import { Writable } from 'node:stream';
+import { transformParquetStream, type RecordBatch } from 'parquet-wasm';
+import { csvRecords } from '../../client/index.js';
+import { recordBatch, writerProperties, type ColumnSpec } from '../../corpus/parquet-write.js';
+import type { FieldDoc } from '../../server/route-spec.js';
+
+/** One page of the export as CSV text (header first), or null when done. */
+export type NextPage = () => Promise<string | null>;
+
+type Kind = 'int32' | 'float64' | 'bool' | 'utf8';
+
+function kindOf(f: FieldDoc | undefined): Kind {
+  const t = f?.type.split('|')[0]?.trim();
+  return t === 'integer' ? 'int32' : t === 'number' ? 'float64' : t === 'boolean' ? 'bool' : 'utf8';
+}
+
+// CSV writes null and '' alike: a nullable string column reads '' back as null, a non-null one as ''.
+function value(text: string, kind: Kind, nullable: boolean): string | number | boolean | null {
+  if (kind === 'utf8') return text === '' && nullable ? null : text;
+  if (text === '') return null;
+  return kind === 'bool' ? text === 'true' : Number(text);
+}
+
+async function batchOf(csv: string, fields: FieldDoc[]): Promise<RecordBatch | null> {
+  const stream = new ReadableStream<Uint8Array>({ start(c) { c.enqueue(new TextEncoder().encode(csv)); c.close(); } });
+  let header: string[] | null = null;
+  const cells: string[][] = [];
+  for await (const rec of csvRecords(stream)) {
+    if (header === null) { header = rec; header.forEach(() => cells.push([])); continue; }
+    rec.forEach((v, c) => cells[c]!.push(v));
+  }
+  if (header === null || cells[0]!.length === 0) return null;
+  const byName = new Map(fields.map((f) => [f.name, f]));
+  const columns = header.map((name, c): ColumnSpec => {
+    const f = byName.get(name);
+    const kind = kindOf(f);
+    const nullable = f === undefined || f.type.includes('null') || f.when !== undefined;
+    return { name, type: kind, values: cells[c]!.map((t) => value(t, kind, nullable)) } as ColumnSpec;
+  });
+  return recordBatch(columns);
+}
+
+/** Writes the pages as one parquet file; resolves with the rows written. */
+export async function writeParquetPages(next: NextPage, fields: FieldDoc[], out: string): Promise<number> {
+  let rows = 0;
+  const batches = new ReadableStream<RecordBatch>({
+    async pull(controller) {
+      for (;;) {
+        const csv = await next();
+        if (csv === null) { controller.close(); return; }
+        const b = await batchOf(csv, fields);
+        if (b === null) continue;
+        rows += b.numRows;
+        controller.enqueue(b);
+        return;
+      }
+    },
+  });
+  const bytes = await transformParquetStream(batches, writerProperties());
+  await bytes.pipeTo(Writable.toWeb(createWriteStream(out)) as WritableStream);
+  return rows;
+}
