@@ -4,6 +4,7 @@
 import { ROWS_PER_TOKEN } from '../server/rate-stage.js';
 import { apiError, type ApiError } from '../server/errors.js';
 import { shortDigest } from '../server/freshness.js';
+import { FORMATS, ROW_FORMATS } from '../server/formats.js';
 import { defineRoute, envelopeReply, type QueryParams, type Reply, type RouteRequest, type RouteSpec } from '../server/route-spec.js';
 import { boolParam, defaulted, formatParam, intParam, withExample } from '../server/params.js';
 import { GOV_TYPES } from './catalog.js';
@@ -39,7 +40,7 @@ export const latestYearParam = yearsParam({
 });
 
 // The flat routes answer a page as the JSON envelope, or a bulk pull as CSV, Arrow or Parquet written by a worker.
-const FLAT_FORMATS = ['json', 'csv', 'arrow', 'parquet'] as const;
+const FLAT_FORMATS = ROW_FORMATS;
 const flatFormatParam = formatParam(FLAT_FORMATS);
 
 const flatLimitParam = intParam({
@@ -130,7 +131,7 @@ function flatHandler(route: MoneyRoute) {
         if (known === undefined) rememberCount(ctx.counts, key, count);
         return { kind: 'stream', format, headers: headers(count), next: () => null };
       }
-      const metadata = format === 'csv' ? [] : pageMetadata(queryProvenance(ctx, route, req.url, params));
+      const metadata = FORMATS[format].carriesMeta ? pageMetadata(queryProvenance(ctx, route, req.url, params)) : [];
       const page = await runMoneyPage(ctx, plan, route, params, { format, metadata }, known, req.signal);
       if (known === undefined) rememberCount(ctx.counts, key, page.count);
       return { kind: 'stream', format, headers: headers(page.count), next: page.next, done: page.release };
