@@ -25,6 +25,8 @@ export type PageWriter = (table: ColumnTable, meta: PageMeta, into: Uint8Array |
 
 export interface FormatEntry {
   id: string;
+  /** Its name in the docs' prose. */
+  name: string;
   /** Content-Type of the answer. */
   mediaType: string;
   /** The media type without parameters, as OpenAPI keys its content and Accept names it. */
@@ -54,6 +56,7 @@ const csvPage: PageWriter = (table, _meta, into) => csvBytes(table, into);
 export const FORMATS = {
   json: {
     id: 'json',
+    name: 'JSON',
     mediaType: 'application/json; charset=utf-8',
     openapiType: 'application/json',
     extension: 'json',
@@ -64,6 +67,7 @@ export const FORMATS = {
   },
   csv: {
     id: 'csv',
+    name: 'CSV',
     mediaType: 'text/csv; charset=utf-8',
     openapiType: 'text/csv',
     extension: 'csv',
@@ -74,6 +78,7 @@ export const FORMATS = {
   },
   arrow: {
     id: 'arrow',
+    name: 'Arrow',
     mediaType: 'application/vnd.apache.arrow.stream',
     openapiType: 'application/vnd.apache.arrow.stream',
     extension: 'arrow',
@@ -84,6 +89,7 @@ export const FORMATS = {
   },
   parquet: {
     id: 'parquet',
+    name: 'Parquet',
     mediaType: 'application/vnd.apache.parquet',
     openapiType: 'application/vnd.apache.parquet',
     extension: 'parquet',
@@ -94,6 +100,7 @@ export const FORMATS = {
   },
   html: {
     id: 'html',
+    name: 'HTML',
     mediaType: 'text/html; charset=utf-8',
     openapiType: 'text/html',
     extension: 'html',
@@ -116,6 +123,12 @@ export const isPageFormat = (f: Format | undefined): f is PageFormat => f !== un
 
 /** The page formats, in the registry's order: what a route answering pages offers after json. */
 export const PAGE_FORMATS: readonly PageFormat[] = FORMAT_IDS.filter(isPageFormat);
+
+/** Names in the docs' prose: 'CSV or Arrow', 'CSV, Arrow or Parquet'. */
+export const namesOf = (formats: readonly Format[], last = 'or'): string => {
+  const names = formats.map((f) => FORMATS[f].name);
+  return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} ${last} ${names.at(-1)!}`;
+};
 
 /** A page format's entry, its writer present. */
 export const pageFormat = (f: PageFormat): FormatEntry & { write: PageWriter } => FORMATS[f];

@@ -5,7 +5,7 @@
 
 import { FORMATS, PAGE_FORMATS, type Format } from '../formats/registry.js';
 
-export { FORMATS, FORMAT_IDS, PAGE_FORMATS, isPageFormat, type Format, type FormatEntry, type PageFormat } from '../formats/registry.js';
+export { FORMATS, FORMAT_IDS, PAGE_FORMATS, isPageFormat, namesOf, type Format, type FormatEntry, type PageFormat } from '../formats/registry.js';
 
 /** What an envelope route answers in when it declares nothing else. */
 export const JSON_ONLY: readonly Format[] = ['json'];
