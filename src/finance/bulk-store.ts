@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { constants, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
+import { FORMATS } from '../formats/registry.js';
 import { VERSION } from '../version.js';
 import { cacheRoots, untrusted, untrustedDir } from './load-cache.js';
 
@@ -27,7 +28,8 @@ export const BULK_FILE_FORMATS = ['parquet', 'csv.gz'] as const;
 export type BulkTable = (typeof BULK_TABLES)[number];
 export type BulkFileFormat = (typeof BULK_FILE_FORMATS)[number];
 
-export const MEDIA_TYPES: Record<BulkFileFormat, string> = { parquet: 'application/vnd.apache.parquet', 'csv.gz': 'application/gzip' };
+/** A .parquet file is the registry's Parquet; a .csv.gz is a gzip file (not a Content-Encoding). */
+export const MEDIA_TYPES: Record<BulkFileFormat, string> = { parquet: FORMATS.parquet.mediaType, 'csv.gz': 'application/gzip' };
 
 /** One built file, as the index lists it. */
 export interface BulkFile {

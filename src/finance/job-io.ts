@@ -3,6 +3,7 @@
 // data and typed arrays; nothing here knows of HTTP or parameters.
 
 import type { PageLease } from '../bytes/page-arena.js';
+import type { PageFormat } from '../formats/registry.js';
 import type { MoneyRoute, MoneyTableOptions } from './money-table.js';
 import type { MoneyCount, MoneyPlan, MoneyResult, PackedMoneyRows } from './plan.js';
 
@@ -39,8 +40,8 @@ export interface PeersResult {
   window: number;
 }
 
-/** The formats a page job writes (the flat routes' bulk formats). */
-export type PageFormat = 'csv' | 'arrow' | 'parquet';
+/** The formats a page job writes (the registry's page formats). */
+export type { PageFormat };
 
 export interface MoneyPageArgs {
   plan: MoneyPlan;

@@ -6,13 +6,17 @@
 
 import type { Answer } from './answer.js';
 import { CODINGS, type Encoding } from './encoding.js';
+import { FORMAT_IDS, FORMATS } from './formats.js';
 
 /** Bodies smaller than this go as they are: a packet or two either way, and compressing costs more than it saves. */
 export const MIN_COMPRESS_BYTES = 1024;
 
-/** Media types worth compressing: text, JSON, JavaScript, SVG, and Arrow's columns (Parquet compresses its own pages). */
-const COMPRESSIBLE = /^(?:text\/|application\/(?:json|javascript|vnd\.apache\.arrow)|image\/svg\+xml)/;
-export const compressible = (contentType: string): boolean => COMPRESSIBLE.test(contentType);
+/** An answer format's media type (its parameters dropped) is worth compressing as the format registry says. */
+const FORMAT_COMPRESSIBLE = new Map<string, boolean>(FORMAT_IDS.map((f) => [FORMATS[f].openapiType, FORMATS[f].compressible]));
+/** Any other media type worth compressing (documents and assets): text, JSON, JavaScript, SVG. */
+const COMPRESSIBLE = /^(?:text\/|application\/(?:json|javascript)|image\/svg\+xml)/;
+export const compressible = (contentType: string): boolean =>
+  FORMAT_COMPRESSIBLE.get(contentType.slice(0, contentType.indexOf(';') >>> 0)) ?? COMPRESSIBLE.test(contentType);
 
 type Stream = Extract<Answer, { kind: 'stream' }>;
 

@@ -4,6 +4,7 @@
 import { MIN_COMPRESS_BYTES } from './compress.js';
 import { LEVELS, OFFERED } from './encoding.js';
 import { ERROR_CATALOG } from './errors.js';
+import { FORMAT_IDS, FORMATS, PAGE_FORMATS, namesOf } from './formats.js';
 import type { FieldDoc, ParamSpec, RouteSpec } from './route-spec.js';
 import type { Landing } from './pages/landing.js';
 import { BYTES_PER_TOKEN, REVALIDATION_COST, ROWS_PER_TOKEN } from './rate-stage.js';
@@ -20,6 +21,10 @@ export const HTTP_CACHING: Decision = {
     '200 answers of the data routes (every route but /, /health and the documentation routes /examples, /data-dictionary, /llms.txt, /openapi.json and /__docs__/) are a pure function of the request and the mirror, and carry a strong ETag derived from the manifest digest, the service version, the configured mirror URL and the canonical request, with Cache-Control: public, max-age=3600. The canonical request is the route\'s path and the query keys given, in the order the route declares them (the order of /openapi.json), each value percent-encoded one way (a space as %20; , : / @ ; $ bare), empty pieces (&&) dropped: spellings of one query share one ETag and one response-cache entry, and provenance.call is that canonical request. If-None-Match with that tag (or *) is a 304 with no body, before any work but validation (an invalid request is its 400 whatever it sends). CSV pulls carry one too. Errors and live routes carry none. The docs and explorer files carry an ETag of their bytes and Cache-Control: public, max-age=300, and revalidate to a 304. Access-Control-Expose-Headers lets browser scripts read ETag, X-Total-Count, X-Page, X-Limit and X-Request-Id.',
 };
 
+/** The formats the wire does not compress (Parquet), and the page formats it compresses as they stream (CSV, Arrow): from the format registry. */
+const SENT_AS_IS = FORMAT_IDS.filter((f) => !FORMATS[f].compressible);
+const STREAMS_COMPRESSED = namesOf(PAGE_FORMATS.filter((f) => FORMATS[f].compressible));
+
 /** Content codings, the same on both services, written from what encoding.ts and compress.ts offer. */
 export const COMPRESSION: Decision = {
   topic: 'compression',
@@ -27,9 +32,9 @@ export const COMPRESSION: Decision = {
     `Every answer may come compressed: Accept-Encoding chooses among ${OFFERED.filter((e) => e !== 'identity').join(', ')} and identity, by the client's q-values; where a client weighs several alike, the first of that list is sent` +
     ` (zstd, where offered, comes with the server's Node version: node:zlib has it from Node 22.15). A coding the client does not name is not sent; identity, unnamed, is acceptable but weighs no more than the codings named.` +
     ` An element of the header that cannot be read (a bad q-value) and an unknown coding are ignored, so a malformed header gets identity; a header that refuses every coding offered and identity (identity;q=0 with no other, or *;q=0) is a 406 E_NOT_ACCEPTABLE envelope, sent uncompressed.` +
-    ` Bodies under ${MIN_COMPRESS_BYTES} bytes and media types that do not gain (Parquet compresses its own pages) go as they are. Every answer says Vary: Accept-Encoding.` +
-    ` A JSON envelope or a page of the docs is compressed whole (gzip level ${LEVELS.gzip.body}, brotli quality ${LEVELS.br.body}); a CSV or Arrow stream is compressed chunk by chunk as the client reads it, at the fastest levels (gzip ${LEVELS.gzip.stream}, brotli ${LEVELS.br.stream}), so a slow reader holds one chunk and one compressor, freed when it leaves (the figures behind the levels: bench/results/compression.md).` +
-    ' Each coding of an answer is its own representation: its ETag is the identity ETag with -gzip, -br or -zstd before the closing quote (also when the body was too small to compress), If-None-Match is compared with that ETag, and the response cache keeps each coding\'s bytes as sent, so a repeat costs no compression. A compressed bulk page (CSV or Arrow, 200, GET) is kept too, once it has gone out whole (never one whose client left, never a HEAD, never an identity page, which is recomputed as fast as the wire takes it), within the cache\'s budget and at most an eighth of it an entry; a repeat is streamed from the kept bytes with X-Cache: hit and holds a page slot for its life, as a computed page does. HEAD gives the Content-Length of the coded body (a bulk stream has none: it is sent chunked).',
+    ` Bodies under ${MIN_COMPRESS_BYTES} bytes and media types that do not gain (${namesOf(SENT_AS_IS, 'and')} ${SENT_AS_IS.length === 1 ? 'compresses its' : 'compress their'} own pages) go as they are. Every answer says Vary: Accept-Encoding.` +
+    ` A JSON envelope or a page of the docs is compressed whole (gzip level ${LEVELS.gzip.body}, brotli quality ${LEVELS.br.body}); a ${STREAMS_COMPRESSED} stream is compressed chunk by chunk as the client reads it, at the fastest levels (gzip ${LEVELS.gzip.stream}, brotli ${LEVELS.br.stream}), so a slow reader holds one chunk and one compressor, freed when it leaves (the figures behind the levels: bench/results/compression.md).` +
+    ` Each coding of an answer is its own representation: its ETag is the identity ETag with -gzip, -br or -zstd before the closing quote (also when the body was too small to compress), If-None-Match is compared with that ETag, and the response cache keeps each coding's bytes as sent, so a repeat costs no compression. A compressed bulk page (${STREAMS_COMPRESSED}, 200, GET) is kept too, once it has gone out whole (never one whose client left, never a HEAD, never an identity page, which is recomputed as fast as the wire takes it), within the cache's budget and at most an eighth of it an entry; a repeat is streamed from the kept bytes with X-Cache: hit and holds a page slot for its life, as a computed page does. HEAD gives the Content-Length of the coded body (a bulk stream has none: it is sent chunked).`,
 };
 
 /** Repeated keys and the query syntax, the same on both services (the query parser enforces them). */

@@ -1,60 +1,17 @@
-// The formats an envelope route may answer in, one entry each: the media type
-// the render stage sends and OpenAPI lists, and the text of the `format`
-// parameter. It imports nothing, so the route declarations, the render stage
-// and the docs can all read it. A new format (Arrow, Parquet) is an entry
-// here, a renderer in render.ts, and a route that lists it in `formats`.
+// Content negotiation over the format registry (src/formats/registry.ts,
+// which holds each format's media type, extension, compression flag, docs
+// text and writer, and imports no HTTP code): a route's default formats, and
+// the format an Accept header picks among a route's.
 
-export interface FormatInfo {
-  /** Content-Type of the answer. */
-  mediaType: string;
-  /** The media type without parameters, as OpenAPI keys its content. */
-  openapiType: string;
-  /** What an answer in this format holds, for the docs. */
-  description: string;
-  /** This format's phrase in the `format` parameter's description. */
-  paramText: string;
-}
+import { FORMATS, PAGE_FORMATS, type Format } from '../formats/registry.js';
 
-export const FORMATS = {
-  json: {
-    mediaType: 'application/json; charset=utf-8',
-    openapiType: 'application/json',
-    description: 'The JSON envelope: status, data (the rows), error, meta, provenance, suggestions.',
-    paramText: 'json (the envelope, default)',
-  },
-  csv: {
-    mediaType: 'text/csv; charset=utf-8',
-    openapiType: 'text/csv',
-    description: 'RFC 4180 CSV: a header line, then one line per row; the paging in X-Total-Count, X-Page and X-Limit; no provenance.',
-    paramText: 'csv (header then rows; metadata in X-Total-Count, X-Page, X-Limit; no provenance)',
-  },
-  arrow: {
-    mediaType: 'application/vnd.apache.arrow.stream',
-    openapiType: 'application/vnd.apache.arrow.stream',
-    description: 'An Arrow IPC stream: the same rows as CSV in typed columns (integers int32, amounts float64, nulls as nulls, repeated words dictionary-encoded), record batches of 8,192 rows; the paging in the same headers; the provenance in the schema\'s key-value metadata.',
-    paramText: 'arrow (an Arrow IPC stream, typed columns, provenance in the schema metadata)',
-  },
-  parquet: {
-    mediaType: 'application/vnd.apache.parquet',
-    openapiType: 'application/vnd.apache.parquet',
-    description: "A Parquet file: the same rows and types as Arrow in one row group (Snappy, dictionary pages); the paging in the same headers; the provenance in the footer's key-value metadata.",
-    paramText: 'parquet (a Parquet file, typed columns, provenance in the footer metadata)',
-  },
-  html: {
-    mediaType: 'text/html; charset=utf-8',
-    openapiType: 'text/html',
-    description: 'A page for people: the same content laid out to read in a browser, with links and anchors.',
-    paramText: 'html (a page for people: what a browser gets, its Accept preferring text/html)',
-  },
-} as const satisfies Record<string, FormatInfo>;
-
-export type Format = keyof typeof FORMATS;
+export { FORMATS, FORMAT_IDS, PAGE_FORMATS, isPageFormat, namesOf, type Format, type FormatEntry, type PageFormat } from '../formats/registry.js';
 
 /** What an envelope route answers in when it declares nothing else. */
 export const JSON_ONLY: readonly Format[] = ['json'];
 
-/** Formats written as a bulk page (a worker's page slot, X-Total-Count, Link, Content-Disposition): all but the envelope. */
-export const BULK_FORMATS: readonly Format[] = ['csv', 'arrow', 'parquet'];
+/** What a route answering rows offers: the envelope (the default), then every page format, in the registry's order. */
+export const ROW_FORMATS = ['json', ...PAGE_FORMATS] as const;
 
 interface Ranged { type: string; sub: string; q: number; order: number }
 

@@ -30,7 +30,7 @@ function paramObject<Ctx>(name: string, spec: ParamSpec<Ctx>, where: 'query' | '
   };
 }
 
-/** A route's 200: the envelope in JSON, and each other format it declares (formats.ts) by its media type. */
+/** A route's 200: the envelope in JSON, and each other format it declares by its media type and description (src/formats/registry.ts). */
 function envelopeResponse<Ctx>(r: RouteSpec<Ctx>): Record<string, unknown> {
   const rows = r.rowFields
     ? { type: 'object', properties: { data: { type: 'array', items: { type: 'object', properties: Object.fromEntries(r.rowFields.map((f) => [f.name, fieldSchema(f)])) } } } }

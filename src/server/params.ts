@@ -132,7 +132,7 @@ export function clip(raw: string, n = 80): string {
 
 /**
  * The `format` parameter of a route that offers these formats, the first the
- * default: its values and its text come from the registry (formats.ts).
+ * default: its values and its text come from the registry (src/formats/registry.ts).
  */
 export function formatParam<const F extends Format>(formats: readonly [F, ...F[]]): ParamSpec<unknown, F> {
   const texts = formats.map((f) => FORMATS[f].paramText);

@@ -1,7 +1,7 @@
 // The render stage: one renderer per format, in a registry, in the manner of
 // Datasette's output renderers. A handler's reply names what it holds (an
 // envelope, rows streamed in a declared format, or a document); the render
-// stage turns it into an answer with the format's media type (formats.ts).
+// stage turns it into an answer with the format's media type (src/formats/registry.ts).
 // Routes declare the formats they offer, their `format` parameter is made
 // from that list, and OpenAPI lists the media types. Compression is the
 // stage after this one (compress.ts), over the answer's bytes.

@@ -112,7 +112,7 @@ interface RouteBase<Ctx> {
   /** What the body is: the JSON envelope, documentation text/HTML, or files (octet-stream: each of its own media type). */
   produces: 'envelope' | 'text/plain' | 'text/markdown' | 'text/html' | 'application/json' | 'application/octet-stream';
   /**
-   * The formats an envelope route answers in (formats.ts), its default first;
+   * The formats an envelope route answers in (src/formats/registry.ts), its default first;
    * ['json'] when absent. A route with more takes a `format` parameter made
    * from this list (render.ts formatParam), and OpenAPI lists each media type.
    */

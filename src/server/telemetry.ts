@@ -18,13 +18,15 @@
 
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { threadId } from 'node:worker_threads';
+import { FORMAT_IDS, FORMATS } from './formats.js';
 
 /** The OpenTelemetry HTTP server duration buckets (seconds), as its semantic conventions advise. */
 export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10] as const;
 export const METHODS = ['GET', 'HEAD', 'OPTIONS', 'other'] as const;
 /** A status class, or 'aborted': the client left before the answer ended (no status reached it whole). */
 export const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx', 'aborted'] as const;
-export const BODY_FORMATS = ['json', 'csv', 'arrow', 'parquet', 'gzip', 'html', 'text', 'other'] as const;
+/** Bytes sent are counted by body format: each answer format of the registry, then a gzip file (a bulk .csv.gz), text and the rest. */
+export const BODY_FORMATS: readonly string[] = [...FORMAT_IDS, 'gzip', 'text', 'other'];
 export const ENCODINGS = ['identity', 'gzip', 'br', 'zstd'] as const;
 /** Route series per service: its routes, then 'asset' (the docs and explorer files) and 'unmatched' (no route, or refused before one). */
 export const MAX_ROUTES = 64;
@@ -93,20 +95,15 @@ export function telemetry(service: string): Telemetry {
 const METHOD_INDEX: Record<string, number> = { get: 0, head: 1, options: 2 };
 const CLASS_OF = (status: number): number => (status < 100 || status > 599 ? 5 : Math.floor(status / 100) - 1);
 
+/** The body format each media type (without parameters) is counted under: the registry's formats', then the others. */
+const BODY_FORMAT_OF = new Map<string, number>([
+  ...FORMAT_IDS.map((f, i) => [FORMATS[f].openapiType, i] as const),
+  ['application/gzip', BODY_FORMATS.indexOf('gzip')], ['text/plain', BODY_FORMATS.indexOf('text')], ['text/markdown', BODY_FORMATS.indexOf('text')],
+]);
+const OTHER_BODY = BODY_FORMATS.indexOf('other');
+
 /** The body format a content type is counted under. */
-export function bodyFormat(contentType: string): number {
-  const t = contentType.slice(0, contentType.indexOf(';') >>> 0);
-  switch (t) {
-    case 'application/json': return 0;
-    case 'text/csv': return 1;
-    case 'application/vnd.apache.arrow.stream': return 2;
-    case 'application/vnd.apache.parquet': return 3;
-    case 'application/gzip': return 4;
-    case 'text/html': return 5;
-    case 'text/plain': case 'text/markdown': return 6;
-    default: return 7;
-  }
-}
+export const bodyFormat = (contentType: string): number => BODY_FORMAT_OF.get(contentType.slice(0, contentType.indexOf(';') >>> 0)) ?? OTHER_BODY;
 const ENCODING_INDEX: Record<string, number> = { gzip: 1, br: 2, zstd: 3 };
 
 /** One thread's writer of one service's slot. */

@@ -3,6 +3,7 @@
 // caveats read from the corpus's series_breaks table.
 
 import { COMPRESSION, HTTP_CACHING, QUERY_SYNTAX, REPEATED_KEYS, REQUEST_LIMITS, CONNECTIONS, RATE_LIMITS, OPERATIONS, PAGES, type DictionaryRow, type ServiceDocs } from '../../server/docs-text.js';
+import { PAGE_FORMATS, namesOf } from '../../server/formats.js';
 import type { Landing } from '../../server/pages/landing.js';
 import type { Catalog } from '../catalog.js';
 
@@ -117,7 +118,7 @@ function financeLanding(cat: Catalog): Landing {
     synthetic: false,
     links: [{ label: 'Bulk files', href: '/api/v1/bulk', note: 'Whole tables as files to download: CSV (gzip) and Parquet, with their checksums.' }],
     explorerNote: 'Search a government; chart its spending and revenue, what the money went to, its peers, and maps of counties and states. Every chart links to the API call and CSV behind it.',
-    formatsNote: 'The money routes answer CSV, Arrow or Parquet as well as JSON: add format=csv (or send Accept). Every JSON answer carries its provenance.',
+    formatsNote: `The money routes answer ${namesOf(PAGE_FORMATS)} as well as JSON: add format=${PAGE_FORMATS[0]} (or send Accept). Every JSON answer carries its provenance.`,
     attribution: ATTRIBUTION,
   };
 }

@@ -4,6 +4,7 @@
 import { ROWS_PER_TOKEN } from '../../server/rate-stage.js';
 import { apiError, type ApiError } from '../../server/errors.js';
 import { shortDigest } from '../../server/freshness.js';
+import { FORMATS, PAGE_FORMATS, ROW_FORMATS, namesOf } from '../../server/formats.js';
 import { defineRoute, envelopeReply, type QueryParams, type Reply, type RouteRequest, type RouteSpec } from '../../server/route-spec.js';
 import { boolParam, defaulted, formatParam, intParam, withExample } from '../../server/params.js';
 import { GOV_TYPES } from '../catalog.js';
@@ -39,11 +40,12 @@ export const latestYearParam = yearsParam({
 });
 
 // The flat routes answer a page as the JSON envelope, or a bulk pull as CSV, Arrow or Parquet written by a worker.
-const FLAT_FORMATS = ['json', 'csv', 'arrow', 'parquet'] as const;
+const FLAT_FORMATS = ROW_FORMATS;
 const flatFormatParam = formatParam(FLAT_FORMATS);
+const FLAT_DESCRIPTION = `A flat slice over many governments, selected by govid list or by state and type; JSON pages, or ${namesOf(PAGE_FORMATS)} (format=${PAGE_FORMATS.join('|')}, or by Accept; up to 50,000 rows a request).`;
 
 const flatLimitParam = intParam({
-  description: `Rows per page. JSON: default and cap ${JSON_CAP}. CSV, Arrow and Parquet: default and cap ${CSV_CAP.toLocaleString('en-US')} (${CSV_CAP_NARROW} when subtype or recipe is set). Above the cap is a 400, never clamped.`,
+  description: `Rows per page. JSON: default and cap ${JSON_CAP}. ${namesOf(PAGE_FORMATS, 'and')}: default and cap ${CSV_CAP.toLocaleString('en-US')} (${CSV_CAP_NARROW} when subtype or recipe is set). Above the cap is a 400, never clamped.`,
   min: 1, max: CSV_CAP, capped: true,
 });
 
@@ -130,7 +132,7 @@ function flatHandler(route: MoneyRoute) {
         if (known === undefined) rememberCount(ctx.counts, key, count);
         return { kind: 'stream', format, headers: headers(count), next: () => null };
       }
-      const metadata = format === 'csv' ? [] : pageMetadata(queryProvenance(ctx, route, req.url, params));
+      const metadata = FORMATS[format].carriesMeta ? pageMetadata(queryProvenance(ctx, route, req.url, params)) : [];
       const page = await runMoneyPage(ctx, plan, route, params, { format, metadata }, known, req.signal);
       if (known === undefined) rememberCount(ctx.counts, key, page.count);
       return { kind: 'stream', format, headers: headers(page.count), next: page.next, done: page.release };
@@ -190,7 +192,7 @@ const REVENUE_QUERY = {
 export const flatRoutes: Route[] = [
   route({
     id: 'spending', cacheable: true, path: `${V1}/spending`, tags: ['fleet'], produces: 'envelope', formats: FLAT_FORMATS, cost: flatCost,
-    summary: 'Spending of many governments', description: 'A flat slice over many governments, selected by govid list or by state and type; JSON pages, or CSV, Arrow or Parquet (format=csv|arrow|parquet, or by Accept; up to 50,000 rows a request).',
+    summary: 'Spending of many governments', description: FLAT_DESCRIPTION,
     query: SPENDING_QUERY,
     rejects: { revenue_concept: REJECT.revenue_concept, year: REJECT.year },
     rules: [needsSelection, govidOrCohort, limitForFormat, RULES.recipeVsCategory, RULES.recipeVsSubtype, RULES.recipeVsComplete, RULES.completeVsAll, RULES.completeNeedsRepresentation, RULES.subtypeInExpenditureConcept],
@@ -203,7 +205,7 @@ export const flatRoutes: Route[] = [
   }),
   route({
     id: 'revenue', cacheable: true, path: `${V1}/revenue`, tags: ['fleet'], produces: 'envelope', formats: FLAT_FORMATS, cost: flatCost,
-    summary: 'Revenue of many governments', description: 'A flat slice over many governments, selected by govid list or by state and type; JSON pages, or CSV, Arrow or Parquet (format=csv|arrow|parquet, or by Accept; up to 50,000 rows a request).',
+    summary: 'Revenue of many governments', description: FLAT_DESCRIPTION,
     query: REVENUE_QUERY,
     rejects: { expenditure_concept: REJECT.expenditure_concept, year: REJECT.year },
     rules: [needsSelection, govidOrCohort, limitForFormat, RULES.recipeVsCategory, RULES.recipeVsSubtype, RULES.recipeVsComplete, RULES.completeVsAll, RULES.completeNeedsRepresentation, RULES.subtypeInRevenueConcept],

@@ -4,6 +4,7 @@
 // read these, never a parameter type written by hand. Kept apart from the
 // route table so that money.ts may read the types without an import loop.
 
+import { ROW_FORMATS } from '../../server/formats.js';
 import { defaulted, formatParam, withExample } from '../../server/params.js';
 import type { QueryParams, SharedParams } from '../../server/route-spec.js';
 import type { Flow } from '../catalog.js';
@@ -14,7 +15,7 @@ import {
 import { govidPath, pageParam } from './params.js';
 
 // One government's rows as the envelope, or the same page as CSV, Arrow or Parquet (page-formats.ts).
-export const MONEY_FORMATS = ['json', 'csv', 'arrow', 'parquet'] as const;
+export const MONEY_FORMATS = ROW_FORMATS;
 
 const common = (dAdjust: 'nominal' | 'real', dPerCapita: boolean) => ({
   years: perGovYearsParam, adjust: adjustParam(dAdjust), base_year: defaulted(baseYearParam), per_capita: perCapitaParam(dPerCapita),

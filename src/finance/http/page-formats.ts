@@ -3,11 +3,9 @@
 // formats, and the page of a one-government answer written on the thread
 // that serves it (a flat page is written by a worker: workers/finance/money-page.ts).
 
-import { arrowBytes } from '../../bytes/arrow-writer.js';
-import { chunksOf, csvBytes } from '../../bytes/csv-writer.js';
-import { parquetBytes } from '../../bytes/parquet-writer.js';
+import { chunksOf } from '../../bytes/csv-writer.js';
+import { FORMATS, pageFormat } from '../../formats/registry.js';
 import { shortDigest } from '../../server/freshness.js';
-import type { Format } from '../../server/formats.js';
 import { pageFileName, pageLinks } from '../../server/paging.js';
 import type { Reply } from '../../server/route-spec.js';
 import type { FinanceCtx } from '../context.js';
@@ -18,8 +16,8 @@ import { manifestBlock } from '../provenance.js';
 import { UNITS_CONVERSION } from '../money-provenance.js';
 import type { MoneyResult } from '../plan.js';
 
-/** The formats of a page that are not the envelope. */
-export const isPageFormat = (f: Format | undefined): f is PageFormat => f === 'csv' || f === 'arrow' || f === 'parquet';
+/** The formats of a page that are not the envelope (the registry's page formats). */
+export { isPageFormat } from '../../formats/registry.js';
 
 /** A bulk page's headers: the paging counts, Link to the pages around it, and the file name naming the query and the page. */
 export function pageHeaders(route: MoneyRoute, url: string, total: number, params: { page: number; limit: number }, format: PageFormat): Record<string, string> {
@@ -27,7 +25,7 @@ export function pageHeaders(route: MoneyRoute, url: string, total: number, param
   return {
     'X-Total-Count': String(total), 'X-Page': String(params.page), 'X-Limit': String(params.limit),
     ...(link !== undefined ? { Link: link } : {}),
-    'Content-Disposition': pageFileName(route.verb, url, params.page, format, shortDigest),
+    'Content-Disposition': pageFileName(route.verb, url, params.page, FORMATS[format].extension, shortDigest),
   };
 }
 
@@ -79,7 +77,8 @@ export function tablePage(
   format: PageFormat, provenance: Record<string, unknown>,
 ): Reply {
   const table = moneyTable(ctx, route, tableOptions(params), res);
-  const bytes = format === 'csv' ? csvBytes(table, 4096 + 160 * table.n)
-    : format === 'arrow' ? arrowBytes(table, pageMetadata(provenance)) : parquetBytes(table, pageMetadata(provenance));
+  const f = pageFormat(format);
+  // A fresh buffer sized for money rows with per-capita columns, for a writer that fills the one it is given.
+  const bytes = f.write(table, f.carriesMeta ? pageMetadata(provenance) : [], 4096 + 160 * table.n);
   return { kind: 'stream', format, headers: pageHeaders(route, url, res.total, params, format), next: chunksOf(bytes) };
 }

@@ -4,6 +4,7 @@
 // are text, styled by /explore/pages.css, under the explorers' CSP.
 
 import { PAGE_HEADERS } from '../explore.js';
+import { FORMATS } from '../formats.js';
 
 /** Text made safe inside HTML elements and double-quoted attributes. */
 export function esc(s: unknown): string {
@@ -45,5 +46,5 @@ export function htmlPage(p: PageParts): string {
 
 /** A body of HTML with the pages' headers (the explorers' CSP, the Referrer-Policy). */
 export function htmlReply(body: string): { kind: 'body'; contentType: string; body: string; headers: Record<string, string> } {
-  return { kind: 'body', contentType: 'text/html; charset=utf-8', body, headers: { ...PAGE_HEADERS } };
+  return { kind: 'body', contentType: FORMATS.html.mediaType, body, headers: { ...PAGE_HEADERS } };
 }
