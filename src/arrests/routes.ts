@@ -46,7 +46,12 @@ const STATE_FIELDS: FieldDoc[] = [
   ...ESTIMATE_FIELDS.filter((f) => ['race', 'sex', 'year', 'model', 'interval', 'stu_enroll', 'rate_median', 'rate_lower', 'rate_upper', 'count_median', 'count_lower', 'count_upper'].includes(f.name)),
 ];
 
-const estimateQuery = { model: modelParam, year: yearParam, interval: intervalParam, race: raceParam, sex: sexParam };
+// The estimate routes' declarations, exported for estimates.ts's parameter type (EstimateParams), derived from them.
+export const ESTIMATE_QUERY = { model: modelParam, year: yearParam, interval: intervalParam, race: raceParam, sex: sexParam };
+export const DISTRICT_ESTIMATES_QUERY = { leaid: leaidParam, state: stateParam, ...ESTIMATE_QUERY, limit, page };
+export const STATE_ESTIMATES_QUERY = { state: stateParam, ...ESTIMATE_QUERY };
+export const LEAID_PATH = { leaid: leaidParam };
+export const STATE_PATH = { state: withExample(stateParam, DOC_STATE) };
 
 const leaidInState = (p: { leaid?: number; state?: string }): Error | undefined => {
   if (p.leaid === undefined || p.state === undefined) return undefined;
@@ -66,7 +71,7 @@ export const arrestsRoutes: Route[] = [
   route({
     id: 'estimates', cacheable: true, path: `${V1}/estimates`, tags: ['estimates'], produces: 'envelope',
     summary: 'District estimates', description: 'District-level estimates filtered by leaid, state, race, sex and year, paged; ordered by leaid, race, sex, year.',
-    query: { leaid: leaidParam, state: stateParam, ...estimateQuery, limit, page }, rules: [modelYearRule, leaidInState], rowFields: ESTIMATE_FIELDS,
+    query: DISTRICT_ESTIMATES_QUERY, rules: [modelYearRule, leaidInState], rowFields: ESTIMATE_FIELDS,
     examples: (ctx) => [{ description: 'Every district of a state, Black male students, 2021-22', path: `${V1}/estimates?state=${first(ctx).state}&race=BL&sex=M&year=21-22` }],
     handle: estimates,
 
@@ -74,14 +79,14 @@ export const arrestsRoutes: Route[] = [
   route({
     id: 'estimate', cacheable: true, path: `${V1}/estimates/{leaid}`, tags: ['estimates'], produces: 'envelope',
     summary: 'One district', description: "One district's estimates for every group and year of the model.",
-    pathParams: { leaid: leaidParam }, query: estimateQuery, rules: [modelYearRule], rowFields: ESTIMATE_FIELDS,
+    pathParams: LEAID_PATH, query: ESTIMATE_QUERY, rules: [modelYearRule], rowFields: ESTIMATE_FIELDS,
     examples: (ctx) => [{ description: 'One district, the default model', path: `${V1}/estimates/${first(ctx).leaid}` }],
     handle: estimates,
   }),
   route({
     id: 'states', cacheable: true, path: `${V1}/states`, tags: ['estimates'], produces: 'envelope',
     summary: 'State estimates', description: "State-level estimates: within each draw, the state's districts summed, then summarised.",
-    query: { state: stateParam, ...estimateQuery }, rules: [modelYearRule], rowFields: STATE_FIELDS,
+    query: STATE_ESTIMATES_QUERY, rules: [modelYearRule], rowFields: STATE_FIELDS,
     examples: () => [{ description: 'Every state of the mirror, 2021-22', path: `${V1}/states?year=21-22` }],
     handle: states,
 
@@ -89,7 +94,7 @@ export const arrestsRoutes: Route[] = [
   route({
     id: 'state', cacheable: true, path: `${V1}/states/{state}`, tags: ['estimates'], produces: 'envelope',
     summary: 'One state', description: "One state's estimates for every group and year of the model.",
-    pathParams: { state: withExample(stateParam, DOC_STATE) }, query: estimateQuery, rules: [modelYearRule], rowFields: STATE_FIELDS,
+    pathParams: STATE_PATH, query: ESTIMATE_QUERY, rules: [modelYearRule], rowFields: STATE_FIELDS,
     examples: (ctx) => [{ description: 'One state, 95% intervals', path: `${V1}/states/${first(ctx).state}` }],
     handle: states,
 

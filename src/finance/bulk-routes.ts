@@ -85,7 +85,7 @@ export const bulkRoutes: Route[] = [
     // A file costs its client 1 token more per 10 MB it will send (rate-stage.ts): the range the answer honours
     // (a Range it cannot honour sends the whole file, and is charged so); a revalidation answered 304 what any
     // other 304 costs (REVALIDATION_COST), GET or HEAD; the pipeline charges a HEAD no more than HEAD_COST.
-    cost: (p: { name: FileName }, ctx: FinanceCtx, r: { range: string; ifRange: string; ifNoneMatch: string; method: string }) => {
+    cost: (p, ctx, r) => {
       const f = p.name.hash === null ? undefined : bulkOf(ctx).lookup(p.name.name)?.file;
       if (f === undefined || f === null) return 1;
       if (notModified(r.ifNoneMatch, f.sha256)) return REVALIDATION_COST;
