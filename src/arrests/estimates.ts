@@ -10,7 +10,7 @@ import type { ArrestsCtx } from './context.js';
 import { INTERVALS, RACES, SEXES, YEARS, partitionId } from './models.js';
 import type { SummaryBlock } from './summaries.js';
 import { summarySql } from './hpd.js';
-import type { DISTRICT_ESTIMATES_QUERY, ESTIMATE_QUERY, LEAID_PATH, STATE_ESTIMATES_QUERY, STATE_PATH } from './routes.js';
+import type { DISTRICT_ESTIMATES_QUERY, ESTIMATE_QUERY, LEAID_PATH, STATE_ESTIMATES_QUERY, STATE_PATH } from './queries.js';
 
 const lit = (s: string): string => `'${s.replaceAll("'", "''")}'`;
 
@@ -35,7 +35,7 @@ interface Selection {
 
 /**
  * What the estimate handlers read of their routes' parameters: derived from the four routes' declarations
- * (routes.ts), a key some route does not declare optional, so a key no route declares does not compile.
+ * (queries.ts), a key some route does not declare optional, so a key no route declares does not compile.
  */
 export type EstimateParams = SharedParams<
   | QueryParams<typeof DISTRICT_ESTIMATES_QUERY> | QueryParams<typeof ESTIMATE_QUERY, typeof LEAID_PATH>

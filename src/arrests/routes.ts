@@ -3,15 +3,15 @@
 
 import { apiError } from '../server/errors.js';
 import { STATE_BY_CODE } from '../geo/states.js';
-import { required, withExample } from '../server/params.js';
+import { required } from '../server/params.js';
 import { defineRoute, type FieldDoc, type RouteSpec } from '../server/route-spec.js';
 import type { ArrestsCtx } from './context.js';
 import { estimates, states } from './estimates.js';
 import { arrestsDocs, districts, draws, health, models, root } from './info.js';
-import { DISTRICTS_QUERY, DOC_STATE, DRAWS_QUERY, limit, page } from './queries.js';
+import { DISTRICT_ESTIMATES_QUERY, DISTRICTS_QUERY, DRAWS_QUERY, ESTIMATE_QUERY, LEAID_PATH, STATE_ESTIMATES_QUERY, STATE_PATH } from './queries.js';
 import { docRoutes } from '../server/doc-routes.js';
 import { opsRoutes } from '../server/ops-routes.js';
-import { intervalParam, leaidParam, modelParam, modelYearRule, raceParam, sexParam, stateParam, yearParam } from './params.js';
+import { modelYearRule } from './params.js';
 import { DEFAULT_MODEL } from './models.js';
 
 type Route = RouteSpec<ArrestsCtx>;
@@ -46,12 +46,6 @@ const STATE_FIELDS: FieldDoc[] = [
   ...ESTIMATE_FIELDS.filter((f) => ['race', 'sex', 'year', 'model', 'interval', 'stu_enroll', 'rate_median', 'rate_lower', 'rate_upper', 'count_median', 'count_lower', 'count_upper'].includes(f.name)),
 ];
 
-// The estimate routes' declarations, exported for estimates.ts's parameter type (EstimateParams), derived from them.
-export const ESTIMATE_QUERY = { model: modelParam, year: yearParam, interval: intervalParam, race: raceParam, sex: sexParam };
-export const DISTRICT_ESTIMATES_QUERY = { leaid: leaidParam, state: stateParam, ...ESTIMATE_QUERY, limit, page };
-export const STATE_ESTIMATES_QUERY = { state: stateParam, ...ESTIMATE_QUERY };
-export const LEAID_PATH = { leaid: leaidParam };
-export const STATE_PATH = { state: withExample(stateParam, DOC_STATE) };
 
 const leaidInState = (p: { leaid?: number; state?: string }): Error | undefined => {
   if (p.leaid === undefined || p.state === undefined) return undefined;
