@@ -5,7 +5,7 @@
 // at 0 and the interval is drawn whatever the median, so a median of 0 still
 // shows how high the estimate may be.
 
-import { PER_1000, groupWords, per1000 } from '/explore/arrests-labels.js';
+import { PER_1000, groupWords, per1000, swatch } from '/explore/arrests-labels.js';
 
 export const DISTRICT_COLOUR = '#6a3d9a';
 export const STATE_COLOUR = '#e08214';
@@ -43,4 +43,22 @@ export function drawDistrictChart(box, { district, state, years, year, race, sex
   plot.setAttribute('aria-label', `Arrests ${PER_1000}, ${group}, ${district} and ${state}, by school year`);
   box.replaceChildren(plot);
   return { dots: mine.filter(median).length, intervals: mine.filter(bounded).length };
+}
+
+/**
+ * The district panel (arrests.js's PANELS): its title, legend and chart for the view, from the rows the paint
+ * fetched; before a pick (or for a leaid with no estimates) a title that says so and no chart.
+ */
+export function drawDistrictPanel(panel, v, { years, stateName, group, districtRows, stateRows }) {
+  const $ = (id) => panel.querySelector(`#${id}`);
+  const name = districtRows[0]?.lea_name;
+  if (v.leaid && name) {
+    $('title').textContent = `${name} (${v.leaid}), ${stateName}`;
+    $('chart-legend').replaceChildren(swatch(DISTRICT_COLOUR, '', `${name}: ${group}`), swatch(STATE_COLOUR, 'diamond', `${stateName} (state): ${group}`), swatch('#999', '', `bars: ${v.interval}% interval; ring: ${v.year}`));
+    drawDistrictChart($('chart'), { district: name, state: stateName, years, year: v.year, race: v.race, sex: v.sex, interval: v.interval, rows: districtRows, stateRows });
+  } else {
+    $('title').textContent = v.leaid ? `No estimates for district ${v.leaid}` : 'Find a district by name, state or leaid';
+    $('chart-legend').replaceChildren();
+    $('chart').innerHTML = '<p class="note">Pick a district to see its estimates by school year.</p>';
+  }
 }

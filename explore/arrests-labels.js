@@ -18,3 +18,13 @@ export function per1000(rate) {
 }
 
 export const PER_1000 = 'per 1,000 students';
+
+/** A legend entry: a coloured mark (`shape`: '', diamond, hollow, ring) and its words. */
+export function swatch(colour, shape, text) {
+  const span = document.createElement('span');
+  const i = document.createElement('i');
+  i.style.background = colour;
+  if (shape) i.className = shape;
+  span.append(i, text);
+  return span;
+}

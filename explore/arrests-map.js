@@ -4,7 +4,7 @@
 // outline and the dots together, so a district recorded outside its state's
 // outline (a real mirror's error) is still drawn. A click on a dot picks that district.
 
-import { PER_1000, per1000 } from '/explore/arrests-labels.js';
+import { PER_1000, per1000, swatch } from '/explore/arrests-labels.js';
 
 /** Draws into `box`; `districts` are the state's rows of /districts, `estimates` its rows of /estimates for one group and year. */
 export function drawStateMap(box, { outline, districts, estimates, leaid, title, onPick }) {
@@ -46,4 +46,11 @@ export function drawStateMap(box, { outline, districts, estimates, leaid, title,
   }
   box.replaceChildren(figure);
   return { dots: placed.length };
+}
+
+/** The map panel (arrests.js's PANELS): the state's districts coloured for the view's group and year; a click on a dot calls `pick`. */
+export function drawMapPanel(panel, v, { stateName, group, list, estimates, outline, pick }) {
+  panel.querySelector('#map-title').textContent = `${stateName}: ${group}, ${v.year}, per 1,000 students`;
+  panel.querySelector('#map-legend').replaceChildren(swatch('#fff', 'hollow', 'no estimate for this group'), ...(v.leaid ? [swatch('#fff', 'ring', 'the district picked')] : []));
+  drawStateMap(panel.querySelector('#map'), { outline, districts: list, estimates, leaid: v.leaid, title: `Districts of ${stateName} coloured by arrests ${PER_1000}`, onPick: pick });
 }

@@ -4,14 +4,16 @@
 // shared link or Back shows the same view.
 
 import { allRows, calls, keptFeature, keptRows, rows } from '/explore/arrests-api.js';
-import { DISTRICT_COLOUR, STATE_COLOUR, drawDistrictChart } from '/explore/arrests-chart.js';
+import { drawDistrictPanel } from '/explore/arrests-chart.js';
 import { PER_1000, RACE_WORDS, SEX_WORDS, groupWords, per1000 } from '/explore/arrests-labels.js';
-import { drawStateMap } from '/explore/arrests-map.js';
+import { drawMapPanel } from '/explore/arrests-map.js';
 import { districtFinder } from '/explore/arrests-search.js';
 import { FIPS_BY_CODE } from '/explore/arrests-states.js';
 import { readView, writeView } from '/explore/arrests-url.js';
 
 const $ = (id) => document.getElementById(id);
+/** The page's panels, as the finance page's DRAW: each draws its section (#panel-<name>) from the view and the paint's data. */
+const PANELS = { district: drawDistrictPanel, map: drawMapPanel };
 let models = [], states = [], view = {}, drawn = 0;
 /** The data of the last paint, kept so a resize redraws without fetching. */
 let last = null;
@@ -124,30 +126,8 @@ async function paint() {
 
 function draw() {
   if (!last) return;
-  const { v, years, stateName, group, districtRows, stateRows, list, estimates, outline } = last;
-  const name = districtRows[0]?.lea_name;
-  if (v.leaid && name) {
-    $('title').textContent = `${name} (${v.leaid}), ${stateName}`;
-    $('chart-legend').innerHTML = '';
-    $('chart-legend').append(swatch(DISTRICT_COLOUR, '', `${name}: ${group}`), swatch(STATE_COLOUR, 'diamond', `${stateName} (state): ${group}`), swatch('#999', '', `bars: ${v.interval}% interval; ring: ${v.year}`));
-    drawDistrictChart($('chart'), { district: name, state: stateName, years, year: v.year, race: v.race, sex: v.sex, interval: v.interval, rows: districtRows, stateRows });
-  } else {
-    $('title').textContent = v.leaid ? `No estimates for district ${v.leaid}` : 'Find a district by name, state or leaid';
-    $('chart-legend').replaceChildren();
-    $('chart').innerHTML = '<p class="note">Pick a district to see its estimates by school year.</p>';
-  }
-  $('map-title').textContent = `${stateName}: ${group}, ${v.year}, per 1,000 students`;
-  $('map-legend').replaceChildren(swatch('#fff', 'hollow', 'no estimate for this group'), ...(v.leaid ? [swatch('#fff', 'ring', 'the district picked')] : []));
-  drawStateMap($('map'), { outline, districts: list, estimates, leaid: v.leaid, title: `Districts of ${stateName} coloured by arrests ${PER_1000}`, onPick: (d) => setView({ leaid: d.leaid, state: d.state }) });
-}
-
-function swatch(colour, shape, text) {
-  const span = document.createElement('span');
-  const i = document.createElement('i');
-  i.style.background = colour;
-  if (shape) i.className = shape;
-  span.append(i, text);
-  return span;
+  const ctx = { ...last, pick: (d) => setView({ leaid: d.leaid, state: d.state }) };
+  for (const [name, drawPanel] of Object.entries(PANELS)) drawPanel($(`panel-${name}`), last.v, ctx);
 }
 
 async function start() {

@@ -1,7 +1,7 @@
 // The finance explorer: the view (finance-url.js) is the single state; each
 // user change writes it to the URL and redraws the visible panel. Each panel's
 // drawing lives in its own file; this one wires controls, tabs and search.
-import { searchBox } from '/explore/search.js';
+import { governmentFinder } from '/explore/finance-search.js';
 import { el, getJson } from '/explore/format.js';
 import { readView, writeView } from '/explore/finance-url.js';
 import { drawHistory } from '/explore/finance-history.js';
@@ -123,15 +123,7 @@ async function boot() {
   tabKeys((t) => change({ tab: t, ...(t === 'map' ? mapOf() : {}) }));
   // The examples are links (they work without script too); with it, no page reload.
   for (const a of document.querySelectorAll('#intro a')) a.addEventListener('click', (e) => { e.preventDefault(); view = normalised(readView(a.search)); writeView(view); render(); });
-  searchBox({
-    input: $('q'), list: $('results'),
-    url: (q) => `/api/v1/governments?q=${q}&limit=20`,
-    byId: (q) => (/^\d{12}$/.test(q) ? `/api/v1/governments/${q}` : undefined),
-    noMatch: (q) => `No government matches “${q}”.`,
-    label: (g) => `${g.gov_name} (${g.type_label}, ${g.state ?? g.fips_state}) ${g.canonical_govid}`,
-    key: (g) => ({ govid: g.canonical_govid }),
-    onPick: (g) => change({ govid: g.canonical_govid, focus: '' }),
-  });
+  governmentFinder({ input: $('q'), list: $('results'), note: $('search-note'), onPick: (g) => change({ govid: g.canonical_govid, focus: '' }) });
   addEventListener('popstate', () => { view = normalised(readView()); render(); });
   // Charts take their container's width: redraw when it changes (phones turning, windows resizing).
   let width = document.documentElement.clientWidth, timer = 0;

@@ -16,7 +16,6 @@
 // RACE, SEX, draw_id), districts.parquet, enrollment.parquet, manifest.json.
 
 import { createHash } from 'node:crypto';
-import { Piscina } from 'piscina';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeParquetFile } from '../corpus/parquet-write.js';
@@ -25,6 +24,7 @@ import { pointInState } from '../geo/state-outline.js';
 import { STATE_BY_CODE } from '../geo/states.js';
 import { Progress } from '../progress.js';
 import { Rng } from '../random.js';
+import { TaskPool } from '../task-pool.js';
 import { DRAWS, MODELS, RACES, SEXES, YEARS, partitionId, type ModelInfo, type SchoolYear } from './models.js';
 
 export interface GenerateOptions {
@@ -225,11 +225,11 @@ export async function generateArrests(o: GenerateOptions, workers = 1): Promise<
   const models = MODELS.filter((m) => !o.models || o.models.includes(m.model));
   const todo = models.flatMap((m) => m.years.flatMap((year) => o.states.map((state) => ({ options: o, model: m.model, year, state }))));
   const progress = new Progress('generate arrests draws', todo.length, o.quiet);
-  const pool = new Piscina({ filename: new URL('../../workers/arrests/generate.js', import.meta.url).href, minThreads: workers, maxThreads: workers });
+  const pool = new TaskPool<{ generateShard: typeof generateShard }>(new URL('../../workers/arrests/generate.js', import.meta.url), workers);
   let rows = 0;
   try {
     const shards = await Promise.all(todo.map(async (t) => {
-      const r = (await pool.run(t, { name: 'generateShard' })) as ReturnType<typeof generateShard>;
+      const r = await pool.run('generateShard', t);
       rows += r.row_count;
       progress.tick(1, `${t.model} ${t.year} ${t.state}`);
       return { model: t.model, year: t.year, state: t.state, ...r };

@@ -4,13 +4,13 @@
 // search). Rates are counts over enrollment, null when enrollment is unknown.
 
 import { ok } from '../../server/envelope.js';
-import { envelopeReply, type Reply, type RouteRequest } from '../../server/route-spec.js';
+import { envelopeReply, type QueryParams, type Reply, type RouteRequest, type SharedParams } from '../../server/route-spec.js';
 import { STATE_BY_CODE } from '../../geo/states.js';
 import type { ArrestsCtx } from '../context.js';
-import { INTERVALS, RACES, SEXES, YEARS, partitionId, type SchoolYear } from '../models.js';
-import type { Interval, Race, Sex } from './params.js';
+import { INTERVALS, RACES, SEXES, YEARS, partitionId } from '../models.js';
 import type { SummaryBlock } from '../summaries.js';
 import { summarySql } from '../hpd.js';
+import type { DISTRICT_ESTIMATES_QUERY, ESTIMATE_QUERY, LEAID_PATH, STATE_ESTIMATES_QUERY, STATE_PATH } from './queries.js';
 
 const lit = (s: string): string => `'${s.replaceAll("'", "''")}'`;
 
@@ -33,18 +33,14 @@ interface Selection {
   year?: number;
 }
 
-/** The parameters of the estimate routes (a route declares a subset: the others are absent). */
-export type EstimateParams = {
-  model: string;
-  interval: Interval;
-  race?: Race;
-  sex?: Sex;
-  year?: SchoolYear;
-  leaid?: number;
-  state?: string;
-  limit?: number;
-  page?: number;
-};
+/**
+ * What the estimate handlers read of their routes' parameters: derived from the four routes' declarations
+ * (queries.ts), a key some route does not declare optional, so a key no route declares does not compile.
+ */
+export type EstimateParams = SharedParams<
+  | QueryParams<typeof DISTRICT_ESTIMATES_QUERY> | QueryParams<typeof ESTIMATE_QUERY, typeof LEAID_PATH>
+  | QueryParams<typeof STATE_ESTIMATES_QUERY> | QueryParams<typeof ESTIMATE_QUERY, typeof STATE_PATH>
+>;
 
 function select(block: SummaryBlock, from: number, to: number, p: EstimateParams): { sel: Selection; rows: number[] } {
   const race = p.race === undefined ? undefined : RACES.indexOf(p.race);

@@ -5,7 +5,7 @@
 import { apiError } from '../../server/errors.js';
 import { intParam, required, textParam, withExample } from '../../server/params.js';
 import { DEFAULT_MODEL } from '../models.js';
-import { leaidParam, modelParam, raceParam, sexParam, stateParam, yearParam } from './params.js';
+import { intervalParam, leaidParam, modelParam, raceParam, sexParam, stateParam, yearParam } from './params.js';
 
 /** The state the docs fill in. */
 export const DOC_STATE = 'DE';
@@ -19,3 +19,10 @@ export const DRAWS_QUERY = {
   state: required(withExample(stateParam, DOC_STATE), () => apiError('E_MISSING', 'required', { name: 'state', where: '/draws' })),
   race: raceParam, sex: sexParam, leaid: leaidParam,
 };
+
+// The estimate routes' declarations; estimates.ts derives its handlers' parameter type (EstimateParams) from them.
+export const ESTIMATE_QUERY = { model: modelParam, year: yearParam, interval: intervalParam, race: raceParam, sex: sexParam };
+export const DISTRICT_ESTIMATES_QUERY = { leaid: leaidParam, state: stateParam, ...ESTIMATE_QUERY, limit, page };
+export const STATE_ESTIMATES_QUERY = { state: stateParam, ...ESTIMATE_QUERY };
+export const LEAID_PATH = { leaid: leaidParam };
+export const STATE_PATH = { state: withExample(stateParam, DOC_STATE) };

@@ -3,15 +3,15 @@
 
 import { apiError } from '../../server/errors.js';
 import { STATE_BY_CODE } from '../../geo/states.js';
-import { required, withExample } from '../../server/params.js';
+import { required } from '../../server/params.js';
 import { defineRoute, type FieldDoc, type RouteSpec } from '../../server/route-spec.js';
 import type { ArrestsCtx } from '../context.js';
 import { estimates, states } from './estimates.js';
 import { arrestsDocs, districts, draws, health, models, root } from './info.js';
-import { DISTRICTS_QUERY, DOC_STATE, DRAWS_QUERY, limit, page } from './queries.js';
+import { DISTRICT_ESTIMATES_QUERY, DISTRICTS_QUERY, DRAWS_QUERY, ESTIMATE_QUERY, LEAID_PATH, STATE_ESTIMATES_QUERY, STATE_PATH } from './queries.js';
 import { docRoutes } from '../../server/doc-routes.js';
 import { opsRoutes } from '../../server/ops-routes.js';
-import { intervalParam, leaidParam, modelParam, modelYearRule, raceParam, sexParam, stateParam, yearParam } from './params.js';
+import { modelYearRule } from './params.js';
 import { DEFAULT_MODEL } from '../models.js';
 
 // The context's route table, which the docs, the dictionary and OpenAPI read: declared here, in the HTTP
@@ -54,7 +54,6 @@ const STATE_FIELDS: FieldDoc[] = [
   ...ESTIMATE_FIELDS.filter((f) => ['race', 'sex', 'year', 'model', 'interval', 'stu_enroll', 'rate_median', 'rate_lower', 'rate_upper', 'count_median', 'count_lower', 'count_upper'].includes(f.name)),
 ];
 
-const estimateQuery = { model: modelParam, year: yearParam, interval: intervalParam, race: raceParam, sex: sexParam };
 
 const leaidInState = (p: { leaid?: number; state?: string }): Error | undefined => {
   if (p.leaid === undefined || p.state === undefined) return undefined;
@@ -74,7 +73,7 @@ export const arrestsRoutes: Route[] = [
   route({
     id: 'estimates', cacheable: true, path: `${V1}/estimates`, tags: ['estimates'], produces: 'envelope',
     summary: 'District estimates', description: 'District-level estimates filtered by leaid, state, race, sex and year, paged; ordered by leaid, race, sex, year.',
-    query: { leaid: leaidParam, state: stateParam, ...estimateQuery, limit, page }, rules: [modelYearRule, leaidInState], rowFields: ESTIMATE_FIELDS,
+    query: DISTRICT_ESTIMATES_QUERY, rules: [modelYearRule, leaidInState], rowFields: ESTIMATE_FIELDS,
     examples: (ctx) => [{ description: 'Every district of a state, Black male students, 2021-22', path: `${V1}/estimates?state=${first(ctx).state}&race=BL&sex=M&year=21-22` }],
     handle: estimates,
 
@@ -82,14 +81,14 @@ export const arrestsRoutes: Route[] = [
   route({
     id: 'estimate', cacheable: true, path: `${V1}/estimates/{leaid}`, tags: ['estimates'], produces: 'envelope',
     summary: 'One district', description: "One district's estimates for every group and year of the model.",
-    pathParams: { leaid: leaidParam }, query: estimateQuery, rules: [modelYearRule], rowFields: ESTIMATE_FIELDS,
+    pathParams: LEAID_PATH, query: ESTIMATE_QUERY, rules: [modelYearRule], rowFields: ESTIMATE_FIELDS,
     examples: (ctx) => [{ description: 'One district, the default model', path: `${V1}/estimates/${first(ctx).leaid}` }],
     handle: estimates,
   }),
   route({
     id: 'states', cacheable: true, path: `${V1}/states`, tags: ['estimates'], produces: 'envelope',
     summary: 'State estimates', description: "State-level estimates: within each draw, the state's districts summed, then summarised.",
-    query: { state: stateParam, ...estimateQuery }, rules: [modelYearRule], rowFields: STATE_FIELDS,
+    query: STATE_ESTIMATES_QUERY, rules: [modelYearRule], rowFields: STATE_FIELDS,
     examples: () => [{ description: 'Every state of the mirror, 2021-22', path: `${V1}/states?year=21-22` }],
     handle: states,
 
@@ -97,7 +96,7 @@ export const arrestsRoutes: Route[] = [
   route({
     id: 'state', cacheable: true, path: `${V1}/states/{state}`, tags: ['estimates'], produces: 'envelope',
     summary: 'One state', description: "One state's estimates for every group and year of the model.",
-    pathParams: { state: withExample(stateParam, DOC_STATE) }, query: estimateQuery, rules: [modelYearRule], rowFields: STATE_FIELDS,
+    pathParams: STATE_PATH, query: ESTIMATE_QUERY, rules: [modelYearRule], rowFields: STATE_FIELDS,
     examples: (ctx) => [{ description: 'One state, 95% intervals', path: `${V1}/states/${first(ctx).state}` }],
     handle: states,
 

@@ -8,7 +8,7 @@
 import { BYTES_PER_TOKEN, REVALIDATION_COST } from '../../server/rate-stage.js';
 import { ok } from '../../server/envelope.js';
 import { apiError } from '../../server/errors.js';
-import { defineRoute, envelopeReply, type Reply, type RouteRequest, type RouteSpec } from '../../server/route-spec.js';
+import { defineRoute, envelopeReply, type QueryParams, type Reply, type RouteRequest, type RouteSpec } from '../../server/route-spec.js';
 import type { FinanceCtx } from '../context.js';
 import { BULK_FILES_PATH, bulkOf } from '../bulk-set.js';
 import { fileReply, notModified, pickRange } from './bulk-serve.js';
@@ -52,7 +52,10 @@ function listing(req: RouteRequest<FinanceCtx>): Reply {
   return envelopeReply(ok(rows, { total: rows.length, ...set.counts(), source: set.source, manifest_sha256: set.digest }));
 }
 
-function file(req: RouteRequest<FinanceCtx, { name: FileName }>): Reply {
+/** The file route's path declaration: its handler's parameters are what defineRoute infers from it. */
+const FILE_PATH = { name: fileNameParam };
+
+function file(req: RouteRequest<FinanceCtx, QueryParams<{}, typeof FILE_PATH>>): Reply {
   const set = bulkOf(req.ctx);
   const n = req.params.name;
   if (n.hash !== null) {
@@ -81,11 +84,11 @@ export const bulkRoutes: Route[] = [
   }),
   route({
     id: 'bulk-file', path: `${BULK_FILES_PATH}/{name}`, tags: ['bulk'], produces: 'application/octet-stream',
-    pathParams: { name: fileNameParam }, query: {},
+    pathParams: FILE_PATH, query: {},
     // A file costs its client 1 token more per 10 MB it will send (rate-stage.ts): the range the answer honours
     // (a Range it cannot honour sends the whole file, and is charged so); a revalidation answered 304 what any
     // other 304 costs (REVALIDATION_COST), GET or HEAD; the pipeline charges a HEAD no more than HEAD_COST.
-    cost: (p: { name: FileName }, ctx: FinanceCtx, r: { range: string; ifRange: string; ifNoneMatch: string; method: string }) => {
+    cost: (p, ctx, r) => {
       const f = p.name.hash === null ? undefined : bulkOf(ctx).lookup(p.name.name)?.file;
       if (f === undefined || f === null) return 1;
       if (notModified(r.ifNoneMatch, f.sha256)) return REVALIDATION_COST;
