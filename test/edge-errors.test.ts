@@ -1,14 +1,14 @@
 // The domain's errors (src/domain-errors.ts) become the catalog's answers at
-// the edge (src/server/edge-errors.ts, the pipeline's handle stage), with the
+// the edge (src/server/edge-errors.ts, called by the pipeline's error stage), with the
 // very messages the pool and the page slots gave before the domain stopped
 // importing the HTTP layer (issue 30). The expected codes, statuses and
-// messages are literals; the pool's message over HTTP is also pinned by
-// overload.test.ts, the page slots' 503 by finance-csv-slots.test.ts.
+// messages are literals; the pool's message over HTTP (a rejected
+// handler, mapped by the pipeline) is also pinned by overload.test.ts, the page slots' 503 by finance-csv-slots.test.ts.
 
 import { describe, expect, it } from 'vitest';
 import { BusyError } from '../dist/src/domain-errors.js';
 import { ApiError } from '../dist/src/server/errors.js';
-import { atEdge, toApiError } from '../dist/src/server/edge-errors.js';
+import { toApiError } from '../dist/src/server/edge-errors.js';
 
 const answer = (err: unknown) => (err instanceof ApiError ? { status: err.status, code: err.code, message: err.message } : err);
 
@@ -28,12 +28,5 @@ describe('domain errors at the edge', () => {
   it('anything else passes unchanged', () => {
     const plain = new Error('boom');
     expect(toApiError(plain)).toBe(plain);
-  });
-
-  it('the handle stage maps a domain error thrown at once or rejected later, and leaves answers alone', async () => {
-    expect(() => atEdge(() => { throw new BusyError('jobs', 3); })).toThrow(ApiError);
-    await expect(atEdge(async () => { throw new BusyError('page-slots', 2); })).rejects.toBeInstanceOf(ApiError);
-    expect(atEdge(() => 7)).toBe(7);
-    await expect(atEdge(async () => 8)).resolves.toBe(8);
   });
 });

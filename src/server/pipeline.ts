@@ -22,7 +22,7 @@
 import type { Answer } from './answer.js';
 import { NOTHING } from './answer.js';
 import { ALLOWED_METHODS, ApiError, ERROR_CATALOG, apiError, type ErrorEntry } from './errors.js';
-import { atEdge } from './edge-errors.js';
+import { toApiError } from './edge-errors.js';
 import { fail } from './envelope.js';
 import type { Exchange, Incoming } from './exchange.js';
 import { compileCanonical, type Canonicalizer } from './canonical.js';
@@ -103,7 +103,9 @@ export function compilePipeline<Ctx>(service: Service<Ctx>): Pipeline {
         if (answer !== undefined) return answer;
         enc = negotiated(req);
         return asset(line, req, enc, ex) ?? routed(line, req, ex, enc);
-      } catch (err) {
+      } catch (thrown) {
+        // A domain error (a busy pool) is the catalog's before it is charged: a 503 costs nothing.
+        const err = toApiError(thrown);
         // The operator's routes are never charged, even when refused (a 400, a 406).
         return encodeAnswer(errorAnswer(op === undefined ? chargeFailed(service.rate, req, ex, err) : err, ex, req.path), enc);
       }
@@ -223,7 +225,8 @@ function acceptedFormat<Ctx>(spec: RouteSpec<Ctx>, query: Map<string, string>, a
 
 /** The handle stage: the route's handler, with its typed parameters. */
 function handle<Ctx>(service: Service<Ctx>, spec: RouteSpec<Ctx>, params: unknown, req: Incoming, url: string, ex: Exchange): Reply | Promise<Reply> {
-  return atEdge(() => spec.handle({ params, ctx: service.ctx, host: req.host, url, head: req.method === 'head', range: req.range, ifRange: req.ifRange, ifNoneMatch: req.ifNoneMatch, get signal() { return ex.signal(); } }));
+  // A domain error it throws or rejects with (a busy pool) becomes the catalog's in the error stage (toApiError), at no cost to an answer.
+  return spec.handle({ params, ctx: service.ctx, host: req.host, url, head: req.method === 'head', range: req.range, ifRange: req.ifRange, ifNoneMatch: req.ifNoneMatch, get signal() { return ex.signal(); } });
 }
 
 /** What the routed stages know of a request as they pass it on: each stage fills in its part. */
@@ -364,7 +367,9 @@ function withinBudget(ms: number | undefined, reply: Promise<Reply>, ex: Exchang
 }
 
 /** The error stage: an ApiError is its envelope; anything else a logged 500 naming the request id. */
-function errorAnswer(err: unknown, ex: Exchange, path: string): Answer {
+function errorAnswer(thrown: unknown, ex: Exchange, path: string): Answer {
+  // The domain's own errors (src/domain-errors.ts) are answered as the catalog's (edge-errors.ts).
+  const err = toApiError(thrown);
   // The client left, or the time budget answered already, and the job was cancelled: nothing to answer or report.
   if (ex.gone) return NOTHING;
   const rc: RenderContext = { validators: undefined, cacheKey: null, cache: undefined, gone: false, formats: JSON_ONLY };
