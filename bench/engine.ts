@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Bench } from 'tinybench';
 import { readConfig } from '../src/config.js';
 import { loadFinance } from '../src/finance/http/service.js';
-import { planOf } from '../src/finance/http/money.js';
+import { planOf } from '../src/finance/plan-of.js';
 import type { MoneyRoute } from '../src/finance/money-table.js';
 import { attachFinance } from '../workers/finance/corpus.js';
 import { money } from '../workers/finance/money.js';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { readConfig } from '../src/config.js';
 import type { loadFinance } from '../src/finance/http/service.js';
-import type { planOf } from '../src/finance/http/money.js';
+import type { planOf } from '../src/finance/plan-of.js';
 import type { MoneyRoute } from '../src/finance/money-table.js';
 import type { MoneyPlan, MoneyResult } from '../src/finance/plan.js';
 import type { attachFinance, FinanceView } from '../workers/finance/corpus.js';

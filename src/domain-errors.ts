@@ -13,3 +13,18 @@ export class BusyError extends Error {
     this.name = 'BusyError';
   }
 }
+
+/** Why a government has no peers to find (finance/peer-cohort.ts), with the figures its message names. */
+export type PeerRefusalReason =
+  | ['censusYear', { year: number; window: string }]
+  | ['censusNoPopulation', { govid: string; window: string }]
+  | ['noPopulation', { govid: string }]
+  | ['noPopulationIn', { govid: string; year: number; years: string }];
+
+/** A peer search refused for what the request asked of this government (a 400 at the edge). */
+export class PeerRefusal extends Error {
+  constructor(readonly refusal: PeerRefusalReason) {
+    super(`peers refused: ${refusal[0]}`);
+    this.name = 'PeerRefusal';
+  }
+}

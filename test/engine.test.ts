@@ -4,7 +4,7 @@
 // unfiltered query in finance-money-numbers.test.ts.
 
 import { describe, expect, it } from 'vitest';
-import { planOf } from '../dist/src/finance/http/money.js';
+import { planOf } from '../dist/src/finance/plan-of.js';
 import type { MoneyRoute } from '../dist/src/finance/money-table.js';
 import { share } from '../dist/src/corpus/shared.js';
 import { governmentMajor, withGovMeta } from '../dist/src/finance/corpus-layout.js';

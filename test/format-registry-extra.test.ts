@@ -10,7 +10,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { compressible } from '../dist/src/server/compress.js';
 import { inject } from '../dist/src/server/inject.js';
 import { BODY_FORMATS, bodyFormat } from '../dist/src/server/telemetry.js';
-import { financeService } from '../dist/src/finance/service.js';
+import { financeService } from '../dist/src/finance/http/service.js';
 import { readConfig } from '../dist/src/config.js';
 import { useFixtureCtx } from './helpers/fixture-ctx.js';
 

@@ -12,8 +12,8 @@ import { compressible } from '../dist/src/server/compress.js';
 import { inject, type Injected } from '../dist/src/server/inject.js';
 import type { RouteSpec } from '../dist/src/server/route-spec.js';
 import { BODY_FORMATS, bodyFormat } from '../dist/src/server/telemetry.js';
-import { financeService } from '../dist/src/finance/service.js';
-import { arrestsService, loadArrests } from '../dist/src/arrests/service.js';
+import { financeService } from '../dist/src/finance/http/service.js';
+import { arrestsService, loadArrests } from '../dist/src/arrests/http/service.js';
 import { readConfig } from '../dist/src/config.js';
 import { useFixtureCtx } from './helpers/fixture-ctx.js';
 

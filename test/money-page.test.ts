@@ -6,7 +6,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { planOf } from '../dist/src/finance/http/money.js';
+import { planOf } from '../dist/src/finance/plan-of.js';
 import { moneyTable, tableOptions, type MoneyRoute } from '../dist/src/finance/money-table.js';
 import { tableCtxOf, tableNames } from '../dist/src/finance/table-ctx.js';
 import { csvBytes } from '../dist/src/bytes/csv-writer.js';

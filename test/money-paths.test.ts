@@ -8,7 +8,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { planOf } from '../dist/src/finance/http/money.js';
+import { planOf } from '../dist/src/finance/plan-of.js';
 import type { MoneyRoute } from '../dist/src/finance/money-table.js';
 import type { MoneyPlan, MoneyResult } from '../dist/src/finance/plan.js';
 import { attachFinance } from '../dist/workers/finance/corpus.js';

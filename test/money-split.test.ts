@@ -8,7 +8,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { readConfig } from '../dist/src/config.js';
-import { planOf } from '../dist/src/finance/http/money.js';
+import { planOf } from '../dist/src/finance/plan-of.js';
 import type { MoneyRoute } from '../dist/src/finance/money-table.js';
 import type { MoneyPlan, MoneyResult } from '../dist/src/finance/plan.js';
 import { runMoney } from '../dist/src/finance/run-money.js';

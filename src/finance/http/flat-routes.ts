@@ -11,7 +11,8 @@ import { GOV_TYPES } from '../catalog.js';
 import type { FinanceCtx } from '../context.js';
 import { cohortOf } from '../cohort.js';
 import { exampleGov } from './examples.js';
-import { answer, planOf } from './money.js';
+import { answer } from './money.js';
+import { planOf } from '../plan-of.js';
 import type { MoneyRoute } from '../money-table.js';
 import {
   REJECT, RULES, adjustParam, baseYearParam, basisParam, categoryParam, completeParam, expenditureConceptParam, perCapitaParam,

@@ -9,55 +9,16 @@ import { jsonRowsSize, writeJsonRows } from '../../bytes/json-rows.js';
 import type { ColumnTable } from '../../bytes/column-table.js';
 import { envelopeReply, type Reply, type RouteRequest } from '../../server/route-spec.js';
 import type { FinanceCtx } from '../context.js';
-import { EXPENDITURE_CONCEPTS, FLOW_ID, REVENUE_CONCEPTS, SUBTYPES } from '../engine-catalog.js';
+import { EXPENDITURE_CONCEPTS, REVENUE_CONCEPTS, SUBTYPES } from '../engine-catalog.js';
 import type { GovernmentMoneyParams, MoneyParams } from './money-queries.js';
 import { moneyProvenance, truncatedFamilies } from '../money-provenance.js';
 import { moneySql } from '../money-sql.js';
 import { moneyJob } from '../run-money.js';
-import { planDefaults, type MoneyPlan, type MoneyResult } from '../plan.js';
+import type { MoneyPlan, MoneyResult } from '../plan.js';
 import { isPageFormat, tablePage } from './page-formats.js';
+import { planOf } from '../plan-of.js';
 
 export type { MoneyParams } from './money-queries.js';
-
-/** The routes that take no basis (/rollups, /peer-comparison) use the corpus's default one. */
-export const corpusBasis = (ctx: FinanceCtx): 'harmonized' | 'raw' => (ctx.catalog.rules.harmonized ? 'harmonized' : 'raw');
-
-/** What a plan reads of the parameters (the rest shape the answer, not the job). */
-export type PlanParams = Pick<MoneyParams, 'basis' | 'limit' | 'page' | 'category' | 'subtype' | 'recipe' | 'expenditure_concept' | 'revenue_concept' | 'complete'>;
-
-export interface MoneyQuery {
-  gids: number[];
-  years: number[];
-  params: PlanParams;
-}
-
-export function planOf(ctx: FinanceCtx, route: MoneyRoute, q: MoneyQuery): MoneyPlan {
-  const p = q.params;
-  const e = ctx.engine;
-  const { recipe, category, basis, limit } = p;
-  const concept = p.expenditure_concept ?? 'primary';
-  const revConcept = p.revenue_concept ?? 'general';
-  const ids = (names: readonly string[]): number[] => names.map((n) => e.subtypes.indexOf(n));
-  // Indexed by flow id (expenditure 1, revenue 2, balance 3): an array, as an object with number keys crosses threads slowly.
-  const scope: number[][] = [[], ids(EXPENDITURE_CONCEPTS[concept]), ids(REVENUE_CONCEPTS[revConcept]), ids(SUBTYPES.balance)];
-  return {
-    govs: q.gids,
-    years: q.years,
-    flows: route.flows.map((f) => FLOW_ID[f]),
-    harmonized: recipe === undefined && basis === 'harmonized',
-    scope,
-    igLeg: route.flows.includes('expenditure') && concept === 'total',
-    categories: category?.ids ?? null,
-    allCategories: category?.all === true,
-    recipe: recipe?.index ?? null,
-    subtype: p.subtype === undefined ? null : e.subtypes.indexOf(p.subtype),
-    complete: p.complete === true,
-    suggest: recipe === undefined && basis === 'harmonized' && category !== undefined && !category.all,
-    offset: p.page * limit,
-    limit,
-    ...planDefaults,
-  };
-}
 
 /** One government's money route: /governments/{govid}/spending, /revenue, /balances, /profile. */
 export function governmentMoney(route: MoneyRoute) {

@@ -17,10 +17,12 @@ import { rowObjects, type ColumnTable } from '../../bytes/column-table.js';
 import { defineRoute, envelopeReply, type ParamSpec, type QueryParams, type Reply, type RouteRequest, type RouteSpec } from '../../server/route-spec.js';
 import { STATE_BY_FIPS } from '../../geo/states.js';
 import type { FinanceCtx } from '../context.js';
-import { censusWindowText, coverageMeta, coverageRows, isCensusYear } from '../coverage.js';
+import { coverageMeta, coverageRows, isCensusYear } from '../coverage.js';
 import { censusYearsRule, coverageParam, coverageYearsParam } from './coverage-params.js';
 import { exampleGov } from './examples.js';
-import { answer, corpusBasis, planOf } from './money.js';
+import { answer } from './money.js';
+import { POP_RANGE, POP_WINDOWS, peerCohort, peersSql, type Cohort } from '../peer-cohort.js';
+import { corpusBasis, planOf } from '../plan-of.js';
 import { moneyTable, tableOptions, type MoneyRoute } from '../money-table.js';
 import { REJECT, adjustParam, baseYearParam, categoryParam, expenditureConceptParam, moneyLimitParam } from './money-params.js';
 import { ALL_CATEGORIES } from '../money-choices.js';
@@ -29,12 +31,8 @@ import { moneyFields } from './money-routes.js';
 import { moneyJob } from '../run-money.js';
 import { govidPath, pageParam } from './params.js';
 import { manifestBlock } from '../provenance.js';
-import { lit } from '../sql.js';
 import { parseYears } from './years.js';
 
-export const POP_RANGE = [0.7, 1.3] as const;
-/** The windows tried in turn, narrowest (the reference rule's) first; the last takes every population. */
-export const POP_WINDOWS: readonly (readonly [number, number])[] = [POP_RANGE, [0.5, 2], [1 / 3, 3], [0.2, 5], [0.1, 10], [0, Infinity]];
 /** A window as JSON shows it: its bounds rounded, an unbounded top as null. */
 const windowJson = (w: readonly [number, number]): [number, number | null] => [Math.round(w[0] * 1000) / 1000, Number.isFinite(w[1]) ? w[1] : null];
 const windowText = (w: readonly [number, number]): string => (Number.isFinite(w[1]) ? `within ${windowJson(w)[0]}-${w[1]} times the target's` : 'of any size');
@@ -54,52 +52,6 @@ const yearParam: ParamSpec<FinanceCtx, number> = {
 };
 
 const nParam = intParam({ description: `How many peers (default ${PEERS_DEFAULT}, at most ${PEERS_MAX}).`, min: 1, max: PEERS_MAX, default: PEERS_DEFAULT });
-
-interface Cohort {
-  year: number;
-  targetPopulation: number;
-  gids: number[];
-  population: number[];
-  /** The population window the peers were found in (POP_WINDOWS), and its step (0: the reference rule's). */
-  window: readonly [number, number];
-  step: number;
-}
-
-/** The cohort year under the coverage mode, then the peers in it. */
-async function cohortOf(ctx: FinanceCtx, gid: number, year: number | undefined, coverage: string, n: number, signal: AbortSignal): Promise<Cohort> {
-  const g = ctx.catalog.governments[gid]!;
-  let y = year;
-  if (y !== undefined && coverage === 'census' && !isCensusYear(y)) {
-    throw apiError('E_BAD_VALUE', 'censusYear', { year: y, window: censusWindowText(ctx.catalog) });
-  }
-  if (y === undefined) {
-    const hist = await ctx.pool.run('governmentYears', { gid }, signal);
-    const withPop = Array.from(hist.years).filter((_, k) => hist.population[k]! > 0 && (coverage !== 'census' || isCensusYear(hist.years[k]!)));
-    if (withPop.length === 0) {
-      throw coverage === 'census'
-        ? apiError('E_BAD_VALUE', 'censusNoPopulation', { govid: g.canonical_govid, window: censusWindowText(ctx.catalog) })
-        : apiError('E_BAD_VALUE', 'noPopulation', { govid: g.canonical_govid });
-    }
-    y = withPop[withPop.length - 1]!;
-  }
-  const r = await ctx.pool.run('peers', { target: gid, year: y, n, windows: [...POP_WINDOWS] }, signal);
-  if (r.targetPopulation <= 0) {
-    throw apiError('E_BAD_VALUE', 'noPopulationIn', { govid: g.canonical_govid, year: y, years: ctx.govYears[gid]!.join(', ') || 'none loaded' });
-  }
-  return { year: y, targetPopulation: r.targetPopulation, gids: Array.from(r.gids), population: Array.from(r.population), window: POP_WINDOWS[r.window]!, step: r.window };
-}
-
-function peersSql(ctx: FinanceCtx, gid: number, c: Cohort, n: number): string {
-  const g = ctx.catalog.governments[gid]!;
-  const files = ctx.longFilesSql;
-  return (
-    `WITH p AS (SELECT canonical_govid, max(population) AS population FROM read_parquet(${files}, hive_partitioning = false) ` +
-    `WHERE year = ${c.year} AND type = ${g.type} AND population > 0 GROUP BY canonical_govid) ` +
-    `SELECT canonical_govid, population FROM p WHERE canonical_govid <> ${lit(g.canonical_govid)} ` +
-    (Number.isFinite(c.window[1]) ? `AND population BETWEEN ${c.targetPopulation * c.window[0]} AND ${c.targetPopulation * c.window[1]} ` : '') +
-    `ORDER BY abs(ln(population / ${c.targetPopulation})), canonical_govid LIMIT ${n}`
-  );
-}
 
 type PeersParams = QueryParams<typeof PEERS_QUERY, typeof PEER_PATH>;
 
@@ -133,7 +85,7 @@ async function suggestionsFor(ctx: FinanceCtx, gid: number, c: Cohort, signal: A
 async function peersHandler(req: RouteRequest<FinanceCtx, PeersParams>): Promise<Reply> {
   const { ctx, params } = req;
   const { govid: gid, n } = params;
-  const c = await cohortOf(ctx, gid, params.year, params.coverage, n, req.signal);
+  const c = await peerCohort(ctx, gid, params.year, params.coverage, n, req.signal);
   const g = ctx.catalog.governments[gid]!;
   const rows = c.gids.map((p, k) => {
     const peer = ctx.catalog.governments[p]!;
@@ -170,7 +122,7 @@ async function comparisonHandler(req: RouteRequest<FinanceCtx, ComparisonParams>
   const { ctx } = req;
   const params = { ...req.params, per_capita: true, basis: corpusBasis(ctx) };
   const { govid: gid, years, limit, page } = params;
-  const c = await cohortOf(ctx, gid, undefined, params.coverage === 'census' ? 'census' : 'all', PEERS_DEFAULT, req.signal);
+  const c = await peerCohort(ctx, gid, undefined, params.coverage === 'census' ? 'census' : 'all', PEERS_DEFAULT, req.signal);
   const plan = {
     ...planOf(ctx, comparisonRoute, { gids: [gid, ...c.gids], years, params }),
     offset: 0, limit: Number.MAX_SAFE_INTEGER,
