@@ -44,10 +44,14 @@ describe('the CSV row-count memo', () => {
       }
     }));
     agent.destroy();
-    const after = await rss();
+    // The least of a few samples a moment apart: the garbage of 20,000 requests is collected at V8's pace, not the test's.
+    let after = Infinity;
+    for (let i = 0; i < 5; i++) { after = Math.min(after, await rss()); await new Promise((r) => setTimeout(r, 400)); }
     console.log(`memo: ${QUERIES} distinct ${IDS}-id CSV queries ${JSON.stringify(statuses)}; RSS ${Math.round(before / MB)} -> ${Math.round(after / MB)} MB`);
     expect(statuses[200]).toBeGreaterThan(QUERIES * 0.9);
-    // The memo is at most about 1.5 MB; the rest is the heap of 20,000 requests not yet collected (+64 to +111 MB in runs here; the old code: +260 MB).
-    expect(after - before).toBeLessThan(160 * MB);
+    // The memo is at most about 1.5 MB; the rest is the heap of 20,000 requests not yet collected: +55 to +176 MB in runs of
+    // 2026-11-27 (one clean-clone run passed 160 MB, as did the code before that session's changes), against +486 MB with the
+    // memo keyed by the whole query (442 -> 928 MB). The bound is half of that: it still fails that memo, not V8's pace.
+    expect(after - before).toBeLessThan(240 * MB);
   });
 });
