@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CATALOG } from '../dist/src/server/errors.js';
 import { arrestsUrl, expectErrorEnvelope, financeUrl, get, type Got } from './helpers/http.js';
 import { ROOT, startServer, type Running } from './helpers/server.js';
+import { busyThenTimeout } from './helpers/pool-faults.js';
 import { exchange, parseAnswers, portOf } from './helpers/raw-http.js';
 
 type Servers = { faults: Running; legacy: Running };
@@ -23,28 +24,6 @@ const finance = (p: string, init?: RequestInit) => () => get(p, init, financeUrl
 const arrests = (p: string) => () => get(p, undefined, arrestsUrl());
 const GOV = '/api/v1/governments/062037161174';
 
-/** Until the pool of a server has no job running or waiting (a cancelled job is gone within a second). */
-async function poolIdle(s: Running): Promise<void> {
-  for (let t = 0; t < 50; t++) {
-    if ((await get('/api/v1/health', undefined, s.url)).body.data[0].pool_jobs === 0) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('the pool did not go idle');
-}
-
-/**
- * One worker, no queue, a short budget: a job that hangs holds the only place in the pool, so
- * the next job is refused (E_BUSY), and the hanging request runs past its budget (E_TIMEOUT).
- */
-async function busyThenTimeout(s: Running): Promise<{ busy: Got; timeout: Got }> {
-  await poolIdle(s);
-  const hung = get('/__faults__/worker?kind=hang', undefined, s.url);
-  for (let t = 0; t < 40 && (await get('/api/v1/health', undefined, s.url)).body.data[0].pool_jobs < 1; t++) await new Promise((r) => setTimeout(r, 25));
-  const busy = await get('/api/v1/spending?type=city&years=2011-2020', undefined, s.url);
-  const timeout = await hung;
-  await poolIdle(s);
-  return { busy, timeout };
-}
 let pool: Promise<{ busy: Got; timeout: Got }> | undefined;
 const poolState = (s: Servers) => (pool ??= busyThenTimeout(s.faults));
 

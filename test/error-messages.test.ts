@@ -19,6 +19,7 @@ import { arrestsUrl, financeUrl, get, type Got } from './helpers/http.js';
 import { exchange, parseAnswers, portOf } from './helpers/raw-http.js';
 import { heldReaders } from './helpers/held-readers.js';
 import { ROOT, startServer, type Running } from './helpers/server.js';
+import { busyThenTimeout } from './helpers/pool-faults.js';
 
 type Servers = { main: string; arrests: string; legacy: Running; faults: Running; slots: Running };
 type Trigger = (s: Servers) => Promise<Got>;
@@ -44,25 +45,6 @@ async function rawRequest(base: string, request: string): Promise<Got> {
   return { status: a!.status, headers: new Headers(a!.headers), body: JSON.parse(text), text };
 }
 
-/** Until the pool of a server has no job running or waiting (a cancelled job is gone within a second). */
-async function poolIdle(s: Running): Promise<void> {
-  for (let t = 0; t < 50; t++) {
-    if ((await get('/api/v1/health', undefined, s.url)).body.data[0].pool_jobs === 0) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('the pool did not go idle');
-}
-
-/** One worker, no queue, a short budget: a hung job holds the pool, the next is refused (capacity), the hung one runs out of time. */
-async function busyThenTimeout(s: Running): Promise<{ busy: Got; timeout: Got }> {
-  await poolIdle(s);
-  const hung = get('/__faults__/worker?kind=hang', undefined, s.url);
-  for (let t = 0; t < 40 && (await get('/api/v1/health', undefined, s.url)).body.data[0].pool_jobs < 1; t++) await new Promise((r) => setTimeout(r, 25));
-  const busy = await get('/api/v1/spending?type=city&years=2011-2020', undefined, s.url);
-  const timeout = await hung;
-  await poolIdle(s);
-  return { busy, timeout };
-}
 let pool: Promise<{ busy: Got; timeout: Got }> | undefined;
 const poolState = (s: Servers) => (pool ??= busyThenTimeout(s.faults));
 
