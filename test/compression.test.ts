@@ -141,4 +141,31 @@ describe('the compression layer', () => {
       expect(DECODE[coding]!(Buffer.concat(out)).equals(Buffer.concat(parts)), coding).toBe(true);
     }
   });
+
+  it('compresses a body of a few KB or more off the serving thread (issue 32), a smaller one at once, each decoding to the body', async () => {
+    const json = (n: number): Buffer => Buffer.from(JSON.stringify({ data: Array.from({ length: n }, (_, i) => ({ year: 2000 + (i % 20), amount: i * 7919 })) }));
+    const big = json(400), small = json(60);
+    expect(big.byteLength).toBeGreaterThan(8192);
+    expect(small.byteLength).toBeGreaterThan(1024);
+    expect(small.byteLength).toBeLessThan(4096);
+    for (const coding of CODINGS) {
+      const answer = (body: Buffer): Answer => ({ kind: 'bytes', status: 200, contentType: 'application/json; charset=utf-8', body, headers: { ETag: '"x"' } });
+      // A view into a larger buffer, as the JSON writer hands out: what zlib reads later must be the body's bytes.
+      const pool = Buffer.alloc(big.byteLength + 100, 0x7b);
+      big.copy(pool, 50);
+      const view = pool.subarray(50, 50 + big.byteLength);
+      const later = encodeAnswer(answer(view), coding);
+      expect(later, `${coding}: a large body is compressed off the thread`).toBeInstanceOf(Promise);
+      pool.fill(0x20);
+      const coded = await later;
+      if (coded.kind !== 'bytes') throw new Error('not bytes');
+      expect(coded.headers?.['Content-Encoding']).toBe(coding);
+      expect(coded.headers?.ETag).toBe('"x"');
+      expect(DECODE[coding]!(Buffer.from(coded.body as Uint8Array)).equals(big), coding).toBe(true);
+      const now = encodeAnswer(answer(small), coding);
+      expect(now, `${coding}: a small body is compressed at once`).not.toBeInstanceOf(Promise);
+      if (now instanceof Promise || now.kind !== 'bytes') throw new Error('not bytes now');
+      expect(DECODE[coding]!(Buffer.from(now.body as Uint8Array)).equals(small), coding).toBe(true);
+    }
+  });
 });

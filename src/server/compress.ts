@@ -10,6 +10,13 @@ import { FORMAT_IDS, FORMATS } from './formats.js';
 
 /** Bodies smaller than this go as they are: a packet or two either way, and compressing costs more than it saves. */
 export const MIN_COMPRESS_BYTES = 1024;
+/**
+ * Bodies this large or larger are compressed on libuv's thread pool, not on the thread that serves (issue 32):
+ * brotli at level 4 costs about 10 us a KB, so one government's 24 KB history compressed in place held the
+ * front thread for a quarter of a millisecond, several times the rest of its answer. Smaller bodies cost less
+ * than the hop to another thread and back.
+ */
+export const OFF_THREAD_BYTES = 4096;
 
 /** An answer format's media type (its parameters dropped) is worth compressing as the format registry says. */
 const FORMAT_COMPRESSIBLE = new Map<string, boolean>(FORMAT_IDS.map((f) => [FORMATS[f].openapiType, FORMATS[f].compressible]));
@@ -24,8 +31,18 @@ type Stream = Extract<Answer, { kind: 'stream' }>;
 const counts = { open_compressors: 0, streams_compressed: 0, bodies_compressed: 0 };
 export const compressionStats = (): typeof counts => ({ ...counts });
 
-/** The answer in the coding (when its media type and size are worth it), with Content-Encoding said. */
-export function encodeAnswer(answer: Answer, enc: Encoding): Answer {
+/**
+ * The answer in the coding (when its media type and size are worth it), with Content-Encoding said: at once,
+ * or (a body of OFF_THREAD_BYTES or more) once libuv's thread pool has compressed it.
+ */
+export function encodeAnswer(answer: Answer, enc: Encoding): Answer | Promise<Answer> {
+  return encoded(answer, enc, OFF_THREAD_BYTES);
+}
+
+/** The answer in the coding at once, on this thread: for bodies compressed once at start-up (the docs and explorer files). */
+export const encodeNow = (answer: Answer, enc: Encoding): Answer => encoded(answer, enc, Infinity) as Answer;
+
+function encoded(answer: Answer, enc: Encoding, offThreadBytes: number): Answer | Promise<Answer> {
   if (enc === 'identity' || answer.kind === 'none' || !compressible(answer.contentType)) return answer;
   if (answer.status === 204 || answer.status === 304) return answer;
   const coding = CODINGS[enc]!;
@@ -33,7 +50,11 @@ export function encodeAnswer(answer: Answer, enc: Encoding): Answer {
     const body = typeof answer.body === 'string' ? Buffer.from(answer.body, 'utf8') : answer.body;
     if (body.byteLength < MIN_COMPRESS_BYTES) return answer;
     counts.bodies_compressed++;
-    return { ...answer, body: coding.compressBody(body, body.byteLength), headers: { ...answer.headers, 'Content-Encoding': enc } };
+    const headers = { ...answer.headers, 'Content-Encoding': enc };
+    if (body.byteLength < offThreadBytes) return { ...answer, body: coding.compressBody(body, body.byteLength), headers };
+    // Copied when a view: the body may be a view of a writer's buffer that the thread reuses before zlib reads it.
+    const own = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? body : Buffer.from(body);
+    return coding.compressBodyAsync(own, own.byteLength).then((coded) => ({ ...answer, body: coded, headers }));
   }
   return compressedStream(answer, enc);
 }

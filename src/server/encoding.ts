@@ -19,6 +19,8 @@ export interface CodingInfo {
   etagSuffix: string;
   /** A whole body, compressed at once. */
   compressBody(body: Uint8Array, sizeHint: number): Buffer;
+  /** The same bytes as compressBody, compressed on libuv's thread pool. */
+  compressBodyAsync(body: Uint8Array, sizeHint: number): Promise<Buffer>;
   /** A compressor for a stream, fed chunk by chunk. */
   createStream(): zlib.Gzip | zlib.BrotliCompress;
 }
@@ -43,15 +45,19 @@ const brotliParams = (quality: number, sizeHint: number): Record<number, number>
  */
 interface ZstdZlib {
   zstdCompressSync?: (b: Uint8Array, o: { params: Record<number, number> }) => Buffer;
+  zstdCompress?: (b: Uint8Array, o: { params: Record<number, number> }, cb: (err: Error | null, out: Buffer) => void) => void;
   createZstdCompress?: (o: { params: Record<number, number> }) => zlib.Gzip;
   constants: Record<string, number>;
 }
 const zz = zlib as unknown as ZstdZlib;
+const promised = (run: (cb: (err: Error | null, out: Buffer) => void) => void): Promise<Buffer> =>
+  new Promise((resolve, reject) => run((err, out) => (err ? reject(err) : resolve(out))));
 const ZSTD_LEVEL = zz.constants.ZSTD_c_compressionLevel;
-const zstd: CodingInfo | undefined = zz.zstdCompressSync !== undefined && zz.createZstdCompress !== undefined && ZSTD_LEVEL !== undefined
+const zstd: CodingInfo | undefined = zz.zstdCompressSync !== undefined && zz.zstdCompress !== undefined && zz.createZstdCompress !== undefined && ZSTD_LEVEL !== undefined
   ? {
       etagSuffix: '-zstd',
       compressBody: (b) => zz.zstdCompressSync!(b, { params: { [ZSTD_LEVEL]: LEVELS.zstd.body } }),
+      compressBodyAsync: (b) => promised((cb) => zz.zstdCompress!(b, { params: { [ZSTD_LEVEL]: LEVELS.zstd.body } }, cb)),
       createStream: () => zz.createZstdCompress!({ params: { [ZSTD_LEVEL]: LEVELS.zstd.stream } }),
     }
   : undefined;
@@ -61,11 +67,13 @@ export const CODINGS: Partial<Record<Coding, CodingInfo>> = {
   br: {
     etagSuffix: '-br',
     compressBody: (b, hint) => zlib.brotliCompressSync(b, { params: brotliParams(LEVELS.br.body, hint) }),
+    compressBodyAsync: (b, hint) => promised((cb) => zlib.brotliCompress(b, { params: brotliParams(LEVELS.br.body, hint) }, cb)),
     createStream: () => zlib.createBrotliCompress({ params: brotliParams(LEVELS.br.stream, 0) }),
   },
   gzip: {
     etagSuffix: '-gzip',
     compressBody: (b) => zlib.gzipSync(b, { level: LEVELS.gzip.body }),
+    compressBodyAsync: (b) => promised((cb) => zlib.gzip(b, { level: LEVELS.gzip.body }, cb)),
     createStream: () => zlib.createGzip({ level: LEVELS.gzip.stream }),
   },
 };

@@ -26,7 +26,7 @@ import { toApiError } from './edge-errors.js';
 import { fail } from './envelope.js';
 import type { Exchange, Incoming } from './exchange.js';
 import { compileCanonical, type Canonicalizer } from './canonical.js';
-import { encodeAnswer } from './compress.js';
+import { encodeAnswer, encodeNow } from './compress.js';
 import { keepWhileStreaming, keptStream } from './kept-streams.js';
 import { codedValidators, negotiate, OFFERED, type Encoding } from './encoding.js';
 import { assetValidators, etagMatches, validatorsOf } from './freshness.js';
@@ -88,7 +88,7 @@ export function compilePipeline<Ctx>(service: Service<Ctx>): Pipeline {
     for (const enc of OFFERED) {
       const validators = codedValidators(assetValidators(a.body), enc)!;
       const plain: BytesAnswer = { kind: 'bytes', status: 200, contentType: a.contentType, body: a.body, headers: { ...a.headers, ...validators } };
-      byCoding.set(enc, { answer: encodeAnswer(plain, enc) as BytesAnswer, validators });
+      byCoding.set(enc, { answer: encodeNow(plain, enc) as BytesAnswer, validators });
     }
     assets.set(path, byCoding);
   }
@@ -321,10 +321,14 @@ function routed<Ctx>(line: Line<Ctx>, req: Incoming, ex: Exchange, enc: Encoding
   const rc: RenderContext = { validators: f.validators, cacheKey: f.cacheKey, cache: service.cache, gone: false, formats: spec.formats ?? JSON_ONLY };
   const reply = handle(service, spec, f.params, req, f.url, ex);
   const get = req.method === 'get';
-  if (!(reply instanceof Promise)) return store(encodeAnswer(render(reply, rc), enc), rc, get);
+  const stored = (coded: Answer): Answer => store(coded, rc, get);
+  if (!(reply instanceof Promise)) return then(encodeAnswer(render(reply, rc), enc), stored);
   // render() serializes, and rows write themselves then: a throw there is answered too (500).
-  return withinBudget(service.timeoutMs, reply, ex, rc, req.path).then((a) => store(encodeAnswer(a, enc), rc, get));
+  return withinBudget(service.timeoutMs, reply, ex, rc, req.path).then((a) => encodeAnswer(a, enc)).then(stored);
 }
+
+/** f applied to an answer now, or once it is ready (a body compressed off the thread): synchronous answers stay synchronous. */
+const then = (a: Answer | Promise<Answer>, f: (a: Answer) => Answer): Answer | Promise<Answer> => (a instanceof Promise ? a.then(f) : f(a));
 
 /** The operational stage: an operator's route (no limits, no cache), its query validated like any. */
 function answerOperational<Ctx>(line: Line<Ctx>, op: Compiled<Ctx>, req: Incoming, ex: Exchange, enc: Encoding): Answer | Promise<Answer> {
