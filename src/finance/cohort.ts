@@ -4,7 +4,10 @@
 
 import type { FinanceCtx } from './context.js';
 
-/** The ids of the governments in state `fips` (any when undefined) of type `typeNo` (any when negative). */
+/**
+ * The ids of the governments in state `fips` (any when undefined) of type `typeNo` (any when negative), in
+ * the order answers list them (the engine's govRank), so a job takes them as they come (workers/finance/money.ts).
+ */
 export function cohortOf(ctx: FinanceCtx, fips: string | undefined, typeNo: number): number[] {
   const key = `${fips ?? ''}|${typeNo}`;
   let gids = ctx.cohorts.get(key);
@@ -13,6 +16,8 @@ export function cohortOf(ctx: FinanceCtx, fips: string | undefined, typeNo: numb
     ctx.catalog.governments.forEach((g, gid) => {
       if ((fips === undefined || g.fips_state === fips) && (typeNo < 0 || g.type === typeNo)) gids!.push(gid);
     });
+    const rank = ctx.engine.govRank;
+    gids.sort((a, b) => rank[a]! - rank[b]!);
     ctx.cohorts.set(key, gids);
   }
   return gids;

@@ -57,15 +57,29 @@ export function moneyVia(c: FinanceView, e: EngineCatalog, plan: MoneyPlan, path
   if (path === 'fast' && !fastCapable(plan)) throw new Error('money: this plan needs the materialized path (complete, or the IG leg of named categories)');
   const { cells, ...shape } = shapeOf(e, plan);
   const x: Ctx = { c, e, plan, ...shape, na: { rows: 0, amount: 0 }, rowsRead: 0 };
-  // Governments in output order (the peer target first).
-  const govs = [...new Set(plan.govs)].sort((a, b) =>
-    (plan.peerTarget !== null ? Number(b === plan.peerTarget) - Number(a === plan.peerTarget) : 0) || e.govRank[a]! - e.govRank[b]!);
+  const govs = govsInOrder(e, plan);
   const groupOf = groupsOf(x, govs);
   if (x.keys !== null && groupOf.length <= PREFETCH_GROUPS) prefetch(x, groupOf);
   const inconsistent = plan.consistent && plan.years.length > 1 ? inconsistentGovs(x, cells, govs, groupOf) : new Set<number>();
   const w: Walk = { x, cells, govs, groupOf, inconsistent, acc: new SummaryAcc(e, plan, govs), out: new RowBuilder(plan.offset, plan.limit) };
   walk(w, path === 'fast');
   return { total: w.out.total, rows: w.out.finish(), summary: w.acc.finish(x, inconsistent) };
+}
+
+/**
+ * The plan's governments in output order (the peer target first), each once. A cohort comes in that order
+ * already (cohort.ts), so a check of one pass takes it as it is: sorting up to 40,000 governments on every
+ * job (each page, count and split part of a national pull) cost milliseconds a job (issue 32).
+ */
+function govsInOrder(e: EngineCatalog, plan: MoneyPlan): number[] {
+  const g = plan.govs, rank = e.govRank;
+  if (plan.peerTarget === null) {
+    let ordered = true;
+    for (let i = 1; i < g.length && ordered; i++) ordered = rank[g[i - 1]!]! < rank[g[i]!]!;
+    if (ordered) return g;
+  }
+  return [...new Set(g)].sort((a, b) =>
+    (plan.peerTarget !== null ? Number(b === plan.peerTarget) - Number(a === plan.peerTarget) : 0) || rank[a]! - rank[b]!);
 }
 
 /** A job's walk: its lookups, the governments in output order and their groups, and where results go. */
