@@ -36,6 +36,8 @@ export class BulkSet {
   private readonly entries = new Map<string, BulkEntry>();
   private readonly byName = new Map<string, BulkEntry>();
   source: BulkState['source'] = null;
+  /** The listing's rows as last made: made again only after a change, not on every request (issue 32). */
+  private listed: Record<string, unknown>[] | null = null;
   /** Called after every change (the building thread posts the state to the others). */
   onChange: (() => void) | null = null;
 
@@ -54,6 +56,7 @@ export class BulkSet {
     if (e === undefined) return;
     if (e.file !== null) this.byName.delete(e.file.name);
     Object.assign(e, { status: 'ready', file, path: path.join(dir, file.name) });
+    this.listed = null;
     this.byName.set(file.name, e);
     this.onChange?.();
   }
@@ -64,6 +67,7 @@ export class BulkSet {
       const e = this.entries.get(keyOf(year, table, format));
       if (e !== undefined && e.status !== 'ready') e.status = status;
     }
+    this.listed = null;
     this.onChange?.();
   }
 
@@ -96,6 +100,7 @@ export class BulkSet {
   /** Takes on the building thread's state (a thread that does not build). */
   apply(s: BulkState): void {
     this.byName.clear();
+    this.listed = null;
     for (const e of s.entries) {
       const key = keyOf(e.year, e.table, e.format);
       if (!this.entries.has(key)) continue;
@@ -105,9 +110,9 @@ export class BulkSet {
     this.source = s.source;
   }
 
-  /** The listing's rows: every entry, a URL only where the file is ready. */
+  /** The listing's rows: every entry, a URL only where the file is ready. Shared between requests: read, never changed. */
   rows(): Record<string, unknown>[] {
-    return [...this.entries.values()].map((e) => ({
+    return (this.listed ??= [...this.entries.values()].map((e) => ({
       year: e.year,
       table: e.table,
       format: e.format,
@@ -118,7 +123,7 @@ export class BulkSet {
       rows: e.status === 'ready' ? e.file?.rows ?? null : null,
       bytes: e.status === 'ready' ? e.file?.bytes ?? null : null,
       sha256: e.status === 'ready' ? e.file?.sha256 ?? null : null,
-    }));
+    })));
   }
 
   counts(): Record<BulkStatus, number> {
