@@ -14,6 +14,8 @@ export interface ArrestsCtx {
   /** leaid (as a number) -> index in districts. */
   districtIndex: Map<number, number>;
   nameLower: string[];
+  /** District indexes in the order /districts lists them (lower-cased name, then index): sorted once, so a search only filters. */
+  byName: Uint32Array;
   enroll: EnrollmentTable;
   summaries: Summaries;
   /** State codes with draws in the mirror. */

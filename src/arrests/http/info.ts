@@ -102,9 +102,11 @@ export function districts(req: RouteRequest<ArrestsCtx, QueryParams<typeof DISTR
   const { ctx, params } = req;
   const { state, limit, page } = params;
   const q = params.q?.toLowerCase();
+  // In name order already (ctx.byName): a search filters, it never sorts (issue 32).
   const hits: number[] = [];
-  ctx.districts.forEach((d, i) => { if ((state === undefined || d.state === state) && (q === undefined || ctx.nameLower[i]!.includes(q))) hits.push(i); });
-  hits.sort((a, b) => (ctx.nameLower[a]! < ctx.nameLower[b]! ? -1 : ctx.nameLower[a]! > ctx.nameLower[b]! ? 1 : a - b));
+  for (const i of ctx.byName) {
+    if ((state === undefined || ctx.districts[i]!.state === state) && (q === undefined || ctx.nameLower[i]!.includes(q))) hits.push(i);
+  }
   const data = hits.slice(page * limit, page * limit + limit).map((i) => ({ ...ctx.districts[i]! }));
   const meta: Record<string, unknown> = { total: hits.length, page, limit };
   if (params.q !== undefined) meta.q = params.q;

@@ -27,9 +27,10 @@ export async function loadArrests(config: Config, o: { quiet?: boolean; rebuild?
     if (!ys.includes(s.year)) ys.push(s.year);
   }
   for (const ys of modelYears.values()) ys.sort((a, b) => YEARS.indexOf(a as never) - YEARS.indexOf(b as never));
+  const nameLower = districts.map((d) => d.lea_name.toLowerCase());
   return {
     dir, manifest, mirrorUrl: config.arrestsMirrorUrl ?? dir,
-    districts, districtIndex: new Map(districts.map((d, i) => [Number(d.leaid), i])), nameLower: districts.map((d) => d.lea_name.toLowerCase()),
+    districts, districtIndex: new Map(districts.map((d, i) => [Number(d.leaid), i])), nameLower, byName: namesInOrder(nameLower),
     enroll, summaries, states: [...new Set(manifest.shards.map((s) => s.state))].sort(), modelYears,
     routes: arrestsRoutes, startedAt: Date.now(),
   };
@@ -43,4 +44,9 @@ export function arrestsService(ctx: ArrestsCtx, config: Config): Service<Arrests
     // Its answers are computed on the thread from summaries built before it listens: no pool to be ready.
     ops: { info: () => ({ rows: ctx.summaries.build.rows, build: { service: 'arrests', version: VERSION, manifest_digest: ctx.manifest.digest, synthetic: String(ctx.manifest.synthetic) } }) },
   };
+}
+
+/** District indexes by lower-cased name, ties by index: the order /districts lists them in. */
+function namesInOrder(nameLower: string[]): Uint32Array {
+  return Uint32Array.from(nameLower.keys()).sort((a, b) => (nameLower[a]! < nameLower[b]! ? -1 : nameLower[a]! > nameLower[b]! ? 1 : a - b));
 }
