@@ -1,11 +1,254 @@
 // A bulk query's row count and coverage from counts kept at load, so a never-seen page can send its
-// headers (X-Total-Count, X-Units-*) before any row is computed (issue 32). Placeholder: the index is
-// being built (helper "count"); until then every plan falls back to the count job (run-money.ts).
+// headers (X-Total-Count, X-Units-*) before any row is computed (issue 32). The index is built once at
+// load (count-index-build.ts); answering reads it and no row.
+//
+// The count of a plan is what the count job gives (workers/finance/money-count.ts countRows): per
+// (government, year) group of the plan, the cells (flow, category or All, subtype) its rows touch, those of
+// the subtype filter counted; a group reports when it touches any. The index answers exactly the plans
+// of the flat routes' Direct and revenue legs:
+//   - one flow, expenditure or revenue (/spending, /revenue), any concept (scope), either basis;
+//   - no category, All Categories, or any list of categories; a subtype filter or none;
+//   - any years (a year with no group counts nothing), any governments.
+// Anything else is undefined and the caller counts with the count job: a recipe, the intergovernmental
+// leg (expenditure_concept=total, which the flat routes refuse), complete, coverage=consistent, peers,
+// dropped populations, balances or two flows (/profile).
+// Page, limit, format, adjust, per_capita and identity are not in the plan's count (planOf reads only
+// page and limit, for offset and limit, which the count ignores; the others shape the table).
+//
+// Two ways, the same figures (test/count-index.test.ts holds them to each other, to the count job and to
+// DuckDB): a cohort (plan.govs a union of whole (state, type) partitions, as cohortOf gives) with no
+// category, All, or one category, and a concept's scope, sums its buckets: ~2 x partitions x years reads
+// (type=city, one year: ~100; all 56 years: ~6,000, well under a millisecond). Any other plan walks the
+// bits of its groups: a few word reads a group (a 1,000-government list over 56 years: ~56,000 groups,
+// about a millisecond).
 
+import { viewOf } from '../corpus/shared.js';
+import type { FinanceColumns } from './columns.js';
 import type { FinanceCtx } from './context.js';
-import type { MoneyCount, MoneyPlan } from './plan.js';
+import { countLayout, EXP, REV, type CountIndexData, type CountLayout } from './count-index-build.js';
+import type { EngineCatalog } from './engine-catalog.js';
+import { countable, inLifespan, type MoneyCount, type MoneyPlan } from './plan.js';
+
+export { buildCountIndex, type CountIndexData } from './count-index-build.js';
+
+/** The index as a thread reads it: views over the shared counts, and the layout its catalog gives. */
+export interface CountIndex {
+  L: CountLayout;
+  bits: Int32Array;
+  govPart: Uint16Array;
+  partSize: Uint32Array;
+  nParts: number;
+  y0: number;
+  nYears: number;
+  bucketAt: Int32Array;
+  counts: Uint16Array | Uint32Array;
+  govGroupStart: Uint32Array;
+  govMeta: Int32Array;
+  /** The registry lifespans (inLifespan), for outsideLifespan. */
+  life: Pick<EngineCatalog, 'govFirstYear' | 'govLastYear'>;
+  /** Plans' government arrays found to be unions of whole partitions (cohortOf's, kept in ctx.cohorts): their partitions. */
+  cohorts: WeakMap<number[], number[] | null>;
+  /** Its shared bytes and build time, for the record (test/count-index.test.ts prints them). */
+  stats: { bytes: number; buildMs: number; buckets: number };
+  /** Scratch for deduplicating a plan's governments. */
+  stamp: Uint32Array;
+  turn: number;
+}
+
+export function attachCountIndex(d: CountIndexData, e: EngineCatalog, c: FinanceColumns): CountIndex {
+  return {
+    L: countLayout(e),
+    bits: viewOf(d.bits as never) as Int32Array,
+    govPart: viewOf(d.govPart as never) as Uint16Array,
+    partSize: viewOf(d.partSize as never) as Uint32Array,
+    nParts: d.nParts, y0: d.y0, nYears: d.nYears,
+    bucketAt: viewOf(d.bucketAt as never) as Int32Array,
+    counts: viewOf(d.counts as never) as Uint16Array | Uint32Array,
+    govGroupStart: viewOf(c.govGroupStart as never) as Uint32Array,
+    govMeta: viewOf(c.govMeta as never) as Int32Array,
+    life: e,
+    stats: { bytes: d.bits.buffer.byteLength + d.govPart.buffer.byteLength + d.partSize.buffer.byteLength + d.bucketAt.buffer.byteLength + d.counts.buffer.byteLength, buildMs: d.buildMs, buckets: d.nBuckets },
+    cohorts: new WeakMap(),
+    stamp: new Uint32Array(c.nGov),
+    turn: 0,
+  };
+}
+
+/** What a plan asks of the index, once its shape is known to fit. */
+interface Ask {
+  flow: number;
+  /** 0 harmonized, 1 raw. */
+  basis: number;
+  /** Local subtype masks: the concept's scope (reporting), and the scope with the subtype filter (the total). */
+  scope: number;
+  counted: number;
+  /** The categories whose cells count (the flow's only), and whether they collapse into All Categories. */
+  cats: number[];
+  all: boolean;
+  /** Every category of the flow (no category filter). */
+  every: boolean;
+}
 
 /** The plan's count from the index, or undefined when the index cannot answer this plan's shape. */
-export function indexedCount(_ctx: FinanceCtx, _plan: MoneyPlan): MoneyCount | undefined {
-  return undefined;
+export function indexedCount(ctx: FinanceCtx, plan: MoneyPlan): MoneyCount | undefined {
+  const ix = ctx.countIndex;
+  if (ix === undefined) return undefined;
+  const ask = askOf(ix.L, plan);
+  if (ask === undefined) return undefined;
+  const parts = partsOf(ix, plan.govs);
+  return parts !== null && bucketsFit(ix.L, ask) ? fromBuckets(ix, plan.years, parts, ask) : fromGroups(ix, plan, ask);
 }
+
+/** The same count by a chosen way, for the tests: 'buckets' only where indexedCount would take them. */
+export function indexedCountVia(ix: CountIndex, plan: MoneyPlan, way: 'buckets' | 'groups'): MoneyCount | undefined {
+  const ask = askOf(ix.L, plan);
+  if (ask === undefined) return undefined;
+  if (way === 'groups') return fromGroups(ix, plan, ask);
+  const parts = partsOf(ix, plan.govs);
+  return parts !== null && bucketsFit(ix.L, ask) ? fromBuckets(ix, plan.years, parts, ask) : undefined;
+}
+
+function askOf(L: CountLayout, p: MoneyPlan): Ask | undefined {
+  if (!countable(p) || p.recipe !== null || p.igLeg || p.flows.length !== 1) return undefined;
+  const flow = p.flows[0]!;
+  if (flow !== EXP && flow !== REV) return undefined;
+  // Years as the parser gives them, ascending and distinct (the count job's per-year slots assume it).
+  for (let i = 1; i < p.years.length; i++) if (!(p.years[i]! > p.years[i - 1]!)) return undefined;
+  const local = L.subLocal[flow]!;
+  // A scope subtype that is not one of the flow's (intergovernmental without its leg) has no Direct cell.
+  let scope = 0;
+  for (const s of p.scope[flow] ?? []) if (s >= 0 && local[s]! >= 0) scope |= 1 << local[s]!;
+  const counted = p.subtype === null ? scope : p.subtype >= 0 && local[p.subtype]! >= 0 ? scope & (1 << local[p.subtype]!) : 0;
+  const every = p.categories === null;
+  const cats = every ? L.flowCats[flow]! : [...new Set(p.categories)].filter((c) => L.flowCats[flow]!.includes(c));
+  return { flow, basis: p.harmonized ? 0 : 1, scope, counted, cats, all: p.allCategories, every };
+}
+
+/** The plan's governments as whole (state, type) partitions, or null when they are not a union of whole ones. */
+function partsOf(ix: CountIndex, govs: number[]): number[] | null {
+  const known = ix.cohorts.get(govs);
+  if (known !== undefined) return known;
+  const seen = new Map<number, number>();
+  const turn = nextTurn(ix);
+  for (const g of govs) {
+    if (ix.stamp[g] === turn) continue;
+    ix.stamp[g] = turn;
+    const p = ix.govPart[g]!;
+    seen.set(p, (seen.get(p) ?? 0) + 1);
+  }
+  let parts: number[] | null = [...seen.keys()].sort((a, b) => a - b);
+  for (const [p, n] of seen) if (n !== ix.partSize[p]) { parts = null; break; }
+  ix.cohorts.set(govs, parts);
+  return parts;
+}
+
+function nextTurn(ix: CountIndex): number {
+  if (++ix.turn === 0xffffffff) { ix.stamp.fill(0); ix.turn = 1; }
+  return ix.turn;
+}
+
+/** The buckets keep reporting per concept, per category and over all categories: for other shapes the groups answer. */
+const bucketsFit = (L: CountLayout, a: Ask): boolean =>
+  L.concepts[a.flow]!.includes(a.scope) && (a.every || a.all || a.cats.length <= 1);
+
+function fromBuckets(ix: CountIndex, years: number[], parts: number[], a: Ask): MoneyCount {
+  const { L, counts: N, nParts } = ix;
+  const q = L.concepts[a.flow]!.indexOf(a.scope);
+  const cat = a.cats[0];
+  // What a bucket adds: the total from per-cell (or per-subtype) counts, the reporting from one count.
+  const subs: number[] = [];
+  for (let s = 0; s < L.flowSubs[a.flow]!.length; s++) if ((a.counted >> s) & 1) subs.push(s);
+  let totalAt: number[], repAt: number;
+  if (a.all) {
+    // All Categories over a category list is one cell per subtype of the listed ones: only the whole flow's are kept.
+    if (!a.every) return fromGroupsOfParts(ix, years, parts, a);
+    totalAt = subs.map((s) => L.anySub[a.flow]! + s); repAt = L.allRep[a.flow]! + q;
+  } else if (a.every) {
+    totalAt = subs.map((s) => L.sumSub[a.flow]! + s); repAt = L.allRep[a.flow]! + q;
+  } else if (cat !== undefined) {
+    totalAt = subs.map((s) => 32 * L.catWord[cat]! + L.catShift[cat]! + s); repAt = L.catRep[cat]! + q;
+  } else {
+    totalAt = []; repAt = -1;
+  }
+  let total = 0;
+  const reporting: number[] = [], outsideLifespan: number[] = [];
+  for (const year of years) {
+    let rep = 0, out = 0;
+    const y = year - ix.y0;
+    if (y >= 0 && y < ix.nYears && repAt >= 0) {
+      for (const p of parts) {
+        for (let o = 0; o < 2; o++) {
+          const id = ix.bucketAt[(y * nParts + p) * 2 + o]!;
+          if (id < 0) continue;
+          const at = (2 * id + a.basis) * L.V;
+          for (const t of totalAt) total += N[at + t]!;
+          const r = N[at + repAt]!;
+          rep += r;
+          if (o === 1) out += r;
+        }
+      }
+    }
+    reporting.push(rep); outsideLifespan.push(out);
+  }
+  return { total, reporting, outsideLifespan };
+}
+
+/** All Categories over a named list, on a cohort: its groups walked (bucketsFit keeps this path rare). */
+function fromGroupsOfParts(ix: CountIndex, years: number[], parts: number[], a: Ask): MoneyCount {
+  const govs: number[] = [];
+  const inParts = new Set(parts);
+  ix.govPart.forEach((p, g) => { if (inParts.has(p)) govs.push(g); });
+  return walk(ix, govs, years, a);
+}
+
+function fromGroups(ix: CountIndex, plan: MoneyPlan, a: Ask): MoneyCount {
+  return walk(ix, plan.govs, plan.years, a);
+}
+
+/** Each group of the governments in the years: its cells read from its bits, as the count job counts them. */
+function walk(ix: CountIndex, govs: number[], years: number[], a: Ask): MoneyCount {
+  const { L, bits, govMeta: gm } = ix;
+  const W = L.W, Y = years.length;
+  const reporting = new Array<number>(Y).fill(0), outsideLifespan = new Array<number>(Y).fill(0);
+  if (Y === 0) return { total: 0, reporting, outsideLifespan };
+  const y0 = years[0]!, want = new Int32Array(years[Y - 1]! - y0 + 1).fill(-1);
+  years.forEach((y, i) => { want[y - y0] = i; });
+  const nc = a.cats.length, word = new Int32Array(nc), shift = new Int32Array(nc);
+  a.cats.forEach((c, i) => { word[i] = L.catWord[c]!; shift[i] = L.catShift[c]!; });
+  const { scope, counted } = a;
+  const turn = nextTurn(ix);
+  let total = 0;
+  for (const gov of govs) {
+    if (ix.stamp[gov] === turn) continue;
+    ix.stamp[gov] = turn;
+    for (let k = ix.govGroupStart[gov]!, end = ix.govGroupStart[gov + 1]!; k < end; k++) {
+      const yi = want[(gm[4 * k + 3]! >>> 16) - y0] ?? -1;
+      if (yi < 0) continue;
+      const g = (2 * k + a.basis) * W;
+      let touched = 0, n = 0;
+      if (a.all) {
+        let any = 0;
+        for (let i = 0; i < nc; i++) any |= bits[g + word[i]!]! >>> shift[i]!;
+        touched = any & scope;
+        n = popcount(any & counted);
+      } else {
+        for (let i = 0; i < nc; i++) {
+          const m = bits[g + word[i]!]! >>> shift[i]!;
+          touched |= m & scope;
+          n += popcount(m & counted);
+        }
+      }
+      if (touched === 0) continue;
+      total += n;
+      reporting[yi]!++;
+      if (!inLifespan(ix.life, gov, gm[4 * k + 3]! >>> 16)) outsideLifespan[yi]!++;
+    }
+  }
+  return { total, reporting, outsideLifespan };
+}
+
+const popcount = (x: number): number => {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+};
