@@ -1,24 +1,26 @@
 // The count index (count-index.ts answers from it): built once at load from the corpus columns, in shared
 // memory, so the main thread builds it and every front thread reads the same bytes (as the corpus).
 //
-// Two tables, both per basis (harmonized, raw), both only for the flat routes' legs (Direct expenditure
-// and revenue: non-aggregate rows whose published code is neither intergovernmental nor a balance, by
-// harmonized_code on the harmonized basis, by item_code on the raw one; money-scan.ts scan()):
+// Two tables, for the flat routes' legs only (Direct expenditure and revenue: non-aggregate rows whose
+// published code is neither intergovernmental nor a balance, classified by harmonized_code on the
+// harmonized basis, by item_code on the raw one; money-scan.ts scan()):
 //   - bits: per (government, year) group, one bit per (category, subtype) cell the group has a row of;
 //     each category's subtypes lie in one 32-bit word (a category of expenditure has 5 non-intergovernmental
-//     subtypes, one of revenue 7: 26 + 11 categories fit 7 words). 2 bases x 7 words x 4 B = 56 B a group.
-//   - buckets: per (year, state and type, lifespan covers the year or not), what the bits of the
-//     bucket's groups sum to: per cell the groups having it, and per concept the groups reporting
-//     (per category, and over all categories), per subtype the groups having it in any category and its
+//     subtypes, one of revenue 7: 26 + 11 categories fit 7 words, 28 B). The harmonized basis's words for
+//     every group; the raw basis's only where they differ (50 of the fixture's 19,190 groups), found by a
+//     per-group slot (4 B).
+//   - buckets: per (year, state and type, lifespan covers the year or not), per basis, what the bits of
+//     the bucket's groups sum to: per cell the groups having it, per concept the groups reporting (per
+//     category, and over all categories), per subtype the groups having it in any category, and its
 //     cells over all categories. A cohort (state and/or type) is a union of whole (state, type)
 //     partitions, so its count is a sum over buckets: no group walked.
 //
 // Size and build, measured on the fixture (1.13 M rows, 19,190 groups, 170 (state, type) partitions, 533
-// buckets): 1.07 MB of bits, 0.70 MB of buckets (u16), 1.86 MB in all; built in 40-300 ms on a machine
-// loaded 5x over its 2 cores (the pass over the rows about a third). At full scale (46 M rows; at the
-// fixture's ~59 rows a group, ~0.8 M groups; 56 years x ~180 buckets a year): ~44 MB of bits and ~13 MB of
-// buckets, ~57 MB once, shared by every thread; the build is linear in rows and groups, about 40x the
-// fixture's: a few seconds at most (not measured at full scale: no benches here).
+// buckets): 0.54 MB of bits, 0.08 MB of raw slots, 0.70 MB of buckets (u16), 1.41 MB in all; built in
+// 37-110 ms on a machine loaded 5x over its 2 cores. At full scale (46 M rows; at the fixture's ~59 rows a
+// group, ~0.8 M groups; 56 years x ~180 buckets a year): ~26 MB of bits and slots and ~13 MB of buckets,
+// ~40 MB once, shared by every thread; the build is linear in rows and groups, about 40x the fixture's:
+// a few seconds at most (not measured at full scale: no benches here).
 
 import { allocColumn, type SharedColumn } from '../corpus/shared.js';
 import type { Catalog } from './catalog.js';
@@ -121,8 +123,14 @@ export function countLayout(e: EngineCatalog): CountLayout {
 
 /** The index as it crosses threads (FinanceData): shared columns and a few numbers. */
 export interface CountIndexData {
-  /** Per group k (govGroups order) and basis b (0 harmonized, 1 raw): W words at (2k + b) * W. */
+  /** Per group k (govGroups order): its harmonized-basis cells, W words at k * W. */
   bits: SharedColumn;
+  /**
+   * Per group: -1 when its raw-basis cells are its harmonized ones (99.7% of the fixture's groups), else j:
+   * they are the W words at j * W of rawBits.
+   */
+  rawAt: SharedColumn;
+  rawBits: SharedColumn;
   /** Per gid: its (state, type) partition. */
   govPart: SharedColumn;
   /** Per partition: its governments. */
@@ -133,7 +141,7 @@ export interface CountIndexData {
   nYears: number;
   /** At ((year - y0) * nParts + part) * 2 + outsideLifespan: the bucket's id, -1 when it has no group. */
   bucketAt: SharedColumn;
-  /** Per bucket id and basis: V counts at (2 * id + b) * V (u16 when no count can pass 65,535). */
+  /** Per bucket id and basis (0 harmonized, 1 raw): V counts at (2 * id + b) * V (u16 when no count can pass 65,535). */
   counts: SharedColumn;
   nBuckets: number;
   buildMs: number;
@@ -151,26 +159,6 @@ export function buildCountIndex(catalog: Catalog, e: EngineCatalog, c: FinanceCo
   const gm = new Int32Array(c.govMeta.buffer as unknown as ArrayBuffer, 0, c.govMeta.length);
   const nGroups = start[nGov]!;
 
-  // The groups' cells, both bases.
-  // Signed words: a word with its top bit set stays a small integer in V8, not a heap number.
-  const bits = allocColumn('i32', nGroups * 2 * W);
-  const B = bits.view;
-  const { codeWord, codeBit, codeDirect } = L;
-  const nCodes = e.nCodes;
-  for (let k = 0; k < nGroups; k++) {
-    const h0 = 2 * k * W, r0 = h0 + W;
-    for (let r = gm[4 * k]! >>> 0, end = gm[4 * k + 1]! >>> 0; r < end; r++) {
-      const pub = code[r]!;
-      if ((flags[r]! & FLAG_AGGREGATE) !== 0 || pub >= nCodes || codeDirect[pub] === 0) continue;
-      const w = codeWord[pub]!;
-      if (w >= 0) B[r0 + w]! |= codeBit[pub]!;
-      const h = hcode[r]!;
-      if (h === NO_CODE || h >= nCodes) continue;
-      const hw = codeWord[h]!;
-      if (hw >= 0) B[h0 + hw]! |= codeBit[h]!;
-    }
-  }
-
   // Partitions: the registry's (state, type) pairs.
   const partOf = new Map<string, number>();
   const govPart = allocColumn('u16', nGov);
@@ -186,7 +174,7 @@ export function buildCountIndex(catalog: Catalog, e: EngineCatalog, c: FinanceCo
   const partSize = allocColumn('u32', nParts);
   partSize.view.set(sizes);
 
-  // Buckets: which exist, then their sums.
+  // Buckets: each group's.
   let y0 = Infinity, y1 = -Infinity;
   for (let k = 0; k < nGroups; k++) { const y = gm[4 * k + 3]! >>> 16; if (y < y0) y0 = y; if (y > y1) y1 = y; }
   const nYears = nGroups > 0 ? y1 - y0 + 1 : 0;
@@ -207,51 +195,85 @@ export function buildCountIndex(catalog: Catalog, e: EngineCatalog, c: FinanceCo
   // A count is at most its partition's governments, a subtype's sum over categories that times the categories.
   const wide = Math.max(0, ...sizes) * Math.max(1, ...INDEXED_FLOWS.map((f) => L.flowCats[f]!.length)) > 0xffff;
   const counts = wide ? allocColumn('u32', nBuckets * 2 * V) : allocColumn('u16', nBuckets * 2 * V);
-  sumGroups(L, B, groupBucket, counts.view);
+  const add = bucketAdder(L, counts.view);
+
+  // The groups' cells, both bases, into scratch S (harmonized at 0, raw at W); then kept, and added to their bucket.
+  // Signed words: a word with its top bit set stays a small integer in V8, not a heap number.
+  const bits = allocColumn('i32', nGroups * W);
+  const rawAt = allocColumn('i32', nGroups);
+  let raw = new Int32Array(64 * W), nRaw = 0;
+  const B = bits.view, S = new Int32Array(2 * W);
+  const { codeWord, codeBit, codeDirect } = L;
+  const nCodes = e.nCodes;
+  for (let k = 0; k < nGroups; k++) {
+    S.fill(0);
+    for (let r = gm[4 * k]! >>> 0, end = gm[4 * k + 1]! >>> 0; r < end; r++) {
+      const pub = code[r]!;
+      if ((flags[r]! & FLAG_AGGREGATE) !== 0 || pub >= nCodes || codeDirect[pub] === 0) continue;
+      const w = codeWord[pub]!;
+      if (w >= 0) S[W + w]! |= codeBit[pub]!;
+      const h = hcode[r]!;
+      if (h === NO_CODE || h >= nCodes) continue;
+      const hw = codeWord[h]!;
+      if (hw >= 0) S[hw]! |= codeBit[h]!;
+    }
+    let same = true;
+    for (let w = 0; w < W; w++) { B[k * W + w] = S[w]!; if (S[w] !== S[W + w]) same = false; }
+    if (same) rawAt.view[k] = -1;
+    else {
+      if ((nRaw + 1) * W > raw.length) { const t = new Int32Array(raw.length * 2); t.set(raw); raw = t; }
+      raw.set(S.subarray(W), nRaw * W);
+      rawAt.view[k] = nRaw++;
+    }
+    add(S, 0, 2 * groupBucket[k]! * V);
+    add(S, W, (2 * groupBucket[k]! + 1) * V);
+  }
+  const rawBits = allocColumn('i32', nRaw * W);
+  rawBits.view.set(raw.subarray(0, nRaw * W));
+  sumSubtypes(L, counts.view);
   return {
-    bits: bits.column, govPart: govPart.column, partSize: partSize.column, nParts, y0, nYears,
+    bits: bits.column, rawAt: rawAt.column, rawBits: rawBits.column, govPart: govPart.column, partSize: partSize.column, nParts, y0, nYears,
     bucketAt: bucketAt.column, counts: counts.column, nBuckets, buildMs: performance.now() - t0,
   };
 }
 
 /**
- * Each group's cells added into its bucket, both bases. Flat per-category arrays (both flows' categories
- * in one list) keep the loop to typed-array reads; the subtype sums over categories are taken per bucket
- * after, from the cells' counts.
+ * Adds a group's cells (W words of S from off) into the bucket counts at o. Flat per-category arrays (both
+ * flows' categories in one list) keep the loop to typed-array reads.
  */
-function sumGroups(L: CountLayout, B: Int32Array, groupBucket: Int32Array, N: Uint16Array | Uint32Array): void {
-  const { W, V } = L;
+function bucketAdder(L: CountLayout, N: Uint16Array | Uint32Array): (S: Int32Array, off: number, o: number) => void {
+  const { W } = L;
   const cats = INDEXED_FLOWS.flatMap((f) => L.flowCats[f]!);
   const nc = cats.length;
   const word = Int32Array.from(cats, (c) => L.catWord[c]!), shift = Int32Array.from(cats, (c) => L.catShift[c]!);
   const flowOf = Int32Array.from(cats, (c) => (L.flowCats[EXP]!.includes(c) ? EXP : REV));
   const full = Int32Array.from(cats, (_, i) => (1 << L.flowSubs[flowOf[i]!]!.length) - 1);
   const rep = Int32Array.from(cats, (c) => L.catRep[c]!);
-  // Per category: its flow's concept masks (at most 4 here; unused slots 0).
+  // Per category: its flow's concept masks (at most 4; unused slots 0).
   const K = 4;
   const conc = new Int32Array(nc * K);
   cats.forEach((_, i) => L.concepts[flowOf[i]!]!.forEach((m, q) => { conc[i * K + q] = m; }));
   const any = new Int32Array(4);
-  for (let k = 0; k < groupBucket.length; k++) {
-    for (let b = 0; b < 2; b++) {
-      const g = (2 * k + b) * W, o = (2 * groupBucket[k]! + b) * V;
-      for (let w = 0; w < W; w++) for (let x = B[g + w]!; x !== 0; x &= x - 1) N[o + 32 * w + (31 - Math.clz32(x & -x))]!++;
-      any[EXP] = 0; any[REV] = 0;
-      for (let i = 0; i < nc; i++) {
-        const m = (B[g + word[i]!]! >>> shift[i]!) & full[i]!;
-        if (m === 0) continue;
-        any[flowOf[i]!]! |= m;
-        for (let q = 0; q < K; q++) if ((m & conc[i * K + q]!) !== 0) N[o + rep[i]! + q]!++;
-      }
-      for (const f of INDEXED_FLOWS) {
-        const a = any[f]!, concepts = L.concepts[f]!;
-        for (let q = 0; q < concepts.length; q++) if ((a & concepts[q]!) !== 0) N[o + L.allRep[f]! + q]!++;
-        for (let x = a; x !== 0; x &= x - 1) N[o + L.anySub[f]! + (31 - Math.clz32(x & -x))]!++;
-      }
+  return (S, off, o) => {
+    for (let w = 0; w < W; w++) for (let x = S[off + w]!; x !== 0; x &= x - 1) N[o + 32 * w + (31 - Math.clz32(x & -x))]!++;
+    any[EXP] = 0; any[REV] = 0;
+    for (let i = 0; i < nc; i++) {
+      const m = (S[off + word[i]!]! >>> shift[i]!) & full[i]!;
+      if (m === 0) continue;
+      any[flowOf[i]!]! |= m;
+      for (let q = 0; q < K; q++) if ((m & conc[i * K + q]!) !== 0) N[o + rep[i]! + q]!++;
     }
-  }
-  // The subtype sums: per bucket and basis, a subtype's cells over the flow's categories.
-  for (let o = 0; o < N.length; o += V) {
+    for (const f of INDEXED_FLOWS) {
+      const a = any[f]!, concepts = L.concepts[f]!;
+      for (let q = 0; q < concepts.length; q++) if ((a & concepts[q]!) !== 0) N[o + L.allRep[f]! + q]!++;
+      for (let x = a; x !== 0; x &= x - 1) N[o + L.anySub[f]! + (31 - Math.clz32(x & -x))]!++;
+    }
+  };
+}
+
+/** The subtype sums: per bucket and basis, a subtype's cells over the flow's categories, from the cells' counts. */
+function sumSubtypes(L: CountLayout, N: Uint16Array | Uint32Array): void {
+  for (let o = 0; o < N.length; o += L.V) {
     for (const f of INDEXED_FLOWS) {
       for (const c of L.flowCats[f]!) {
         const at = o + 32 * L.catWord[c]! + L.catShift[c]!;

@@ -34,7 +34,10 @@ export { buildCountIndex, type CountIndexData } from './count-index-build.js';
 /** The index as a thread reads it: views over the shared counts, and the layout its catalog gives. */
 export interface CountIndex {
   L: CountLayout;
+  /** Per group its harmonized cells (W words at k * W); its raw ones there too unless rawAt[k] >= 0 (then at rawAt[k] * W of rawBits). */
   bits: Int32Array;
+  rawAt: Int32Array;
+  rawBits: Int32Array;
   govPart: Uint16Array;
   partSize: Uint32Array;
   nParts: number;
@@ -59,6 +62,8 @@ export function attachCountIndex(d: CountIndexData, e: EngineCatalog, c: Finance
   return {
     L: countLayout(e),
     bits: viewOf(d.bits as never) as Int32Array,
+    rawAt: viewOf(d.rawAt as never) as Int32Array,
+    rawBits: viewOf(d.rawBits as never) as Int32Array,
     govPart: viewOf(d.govPart as never) as Uint16Array,
     partSize: viewOf(d.partSize as never) as Uint32Array,
     nParts: d.nParts, y0: d.y0, nYears: d.nYears,
@@ -67,7 +72,7 @@ export function attachCountIndex(d: CountIndexData, e: EngineCatalog, c: Finance
     govGroupStart: viewOf(c.govGroupStart as never) as Uint32Array,
     govMeta: viewOf(c.govMeta as never) as Int32Array,
     life: e,
-    stats: { bytes: d.bits.buffer.byteLength + d.govPart.buffer.byteLength + d.partSize.buffer.byteLength + d.bucketAt.buffer.byteLength + d.counts.buffer.byteLength, buildMs: d.buildMs, buckets: d.nBuckets },
+    stats: { bytes: d.bits.buffer.byteLength + d.rawAt.buffer.byteLength + d.rawBits.buffer.byteLength + d.govPart.buffer.byteLength + d.partSize.buffer.byteLength + d.bucketAt.buffer.byteLength + d.counts.buffer.byteLength, buildMs: d.buildMs, buckets: d.nBuckets },
     cohorts: new WeakMap(),
     stamp: new Uint32Array(c.nGov),
     turn: 0,
@@ -207,7 +212,7 @@ function fromGroups(ix: CountIndex, plan: MoneyPlan, a: Ask): MoneyCount {
 
 /** Each group of the governments in the years: its cells read from its bits, as the count job counts them. */
 function walk(ix: CountIndex, govs: number[], years: number[], a: Ask): MoneyCount {
-  const { L, bits, govMeta: gm } = ix;
+  const { L, govMeta: gm, rawAt } = ix;
   const W = L.W, Y = years.length;
   const reporting = new Array<number>(Y).fill(0), outsideLifespan = new Array<number>(Y).fill(0);
   if (Y === 0) return { total: 0, reporting, outsideLifespan };
@@ -224,7 +229,8 @@ function walk(ix: CountIndex, govs: number[], years: number[], a: Ask): MoneyCou
     for (let k = ix.govGroupStart[gov]!, end = ix.govGroupStart[gov + 1]!; k < end; k++) {
       const yi = want[(gm[4 * k + 3]! >>> 16) - y0] ?? -1;
       if (yi < 0) continue;
-      const g = (2 * k + a.basis) * W;
+      let bits = ix.bits, g = k * W;
+      if (a.basis === 1 && rawAt[k]! >= 0) { bits = ix.rawBits; g = rawAt[k]! * W; }
       let touched = 0, n = 0;
       if (a.all) {
         let any = 0;
