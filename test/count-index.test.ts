@@ -80,14 +80,14 @@ function queries(ctx: FixtureCtx): fc.Arbitrary<Q> {
   });
 }
 
-/** The plan as the flat handler makes it (flat-routes.ts): the cohort from cohortOf, or the list. */
-function planFrom(ctx: FixtureCtx, q: Q): MoneyPlan {
+/** The plan as the flat handler makes it (flat-routes.ts) from all its parameters: the cohort from cohortOf, or the list. */
+function planFrom(ctx: FixtureCtx, q: Q, shaping: Record<string, unknown> = {}): MoneyPlan {
   const e = ctx.engine;
   const gids = 'govids' in q.sel ? q.sel.govids : cohortOf(ctx, q.sel.state, q.sel.type ?? -1);
   const category = q.category === 'none' ? undefined : q.category === 'all' ? { ids: null, all: true, names: ['All Categories'] }
     : { ids: q.category.map((n) => e.categories.indexOf(n)), all: false, names: q.category };
   const params = {
-    basis: q.basis, page: q.page, limit: q.limit, category, subtype: q.subtype ?? undefined,
+    ...shaping, basis: q.basis, page: q.page, limit: q.limit, category, subtype: q.subtype ?? undefined,
     ...(q.route === 'spending' ? { expenditure_concept: q.concept } : { revenue_concept: q.concept }),
   };
   return planOf(ctx, q.route === 'spending' ? SPENDING : REVENUE, { gids, years: q.years, params } as never);
@@ -175,8 +175,11 @@ describe('the count index', () => {
       expect(indexedCountVia(ix, plan, 'groups')).toEqual(got);
       const viaBuckets = indexedCountVia(ix, plan, 'buckets');
       if (viaBuckets !== undefined) { expect(viaBuckets, JSON.stringify(q)).toEqual(got); buckets++; }
-      // The page and its size are not in the count.
+      // The page and its size are not in the count, nor what shapes the table: adjust, per_capita, identity, format.
       expect(indexedCount(ctx, { ...plan, offset: plan.offset + 7, limit: 3, stopAtPage: true })).toEqual(got);
+      const shaped = planFrom(ctx, q, { adjust: 'real', base_year: 2011, per_capita: true, identity: true, format: 'parquet' });
+      expect(shaped).toEqual(plan);
+      expect(indexedCount(ctx, shaped)).toEqual(got);
     }), { numRuns: 2000 });
     // Cohorts of one category, none or All take the buckets: about half the draws.
     expect(buckets).toBeGreaterThan(500);
