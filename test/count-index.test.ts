@@ -5,7 +5,8 @@
 // subtype filter now and then) must get from the index:
 //   - the count DuckDB gives over the fixture parquet, by SQL written here from the spec's rules;
 //   - the count job's MoneyCount (workers/finance/money-count.ts countRows), field for field;
-//   - the same figures by its two ways (the cohort's buckets, and its groups' bits).
+//   - the same figures by each of its ways (a cohort's bucket sums, a cohort's groups bucket by bucket, and
+//     any plan's groups government by government).
 // And the shapes it cannot answer are undefined, so the caller counts with the count job.
 
 import fc from 'fast-check';
@@ -163,11 +164,11 @@ describe('the count index', () => {
     for (const k of ['cohort', 'list', 'all', 'one', 'several', 'none', 'outside', 'filtered'] as const) expect(seen[k], k).toBeGreaterThan(3);
   }, 120_000);
 
-  it("agrees with the count job's MoneyCount, and its two ways with each other, for 2,000 random flat queries", () => {
+  it("agrees with the count job's MoneyCount, and its ways with each other, for 2,000 random flat queries", () => {
     const ctx = fixture();
     const ix = ctx.countIndex!;
     const view = attachFinance(ctx.columns);
-    let buckets = 0;
+    let buckets = 0, bucketGroups = 0;
     fc.assert(fc.property(queries(ctx), (q) => {
       const plan = planFrom(ctx, q);
       const got = indexedCount(ctx, plan);
@@ -175,14 +176,17 @@ describe('the count index', () => {
       expect(indexedCountVia(ix, plan, 'groups')).toEqual(got);
       const viaBuckets = indexedCountVia(ix, plan, 'buckets');
       if (viaBuckets !== undefined) { expect(viaBuckets, JSON.stringify(q)).toEqual(got); buckets++; }
+      const viaBucketGroups = indexedCountVia(ix, plan, 'bucket groups');
+      if (viaBucketGroups !== undefined) { expect(viaBucketGroups, JSON.stringify(q)).toEqual(got); bucketGroups++; }
       // The page and its size are not in the count, nor what shapes the table: adjust, per_capita, identity, format.
       expect(indexedCount(ctx, { ...plan, offset: plan.offset + 7, limit: 3, stopAtPage: true })).toEqual(got);
       const shaped = planFrom(ctx, q, { adjust: 'real', base_year: 2011, per_capita: true, identity: true, format: 'parquet' });
       expect(shaped).toEqual(plan);
       expect(indexedCount(ctx, shaped)).toEqual(got);
     }), { numRuns: 2000 });
-    // Cohorts of one category, none or All take the buckets: about half the draws.
+    // Cohorts of one category, none or All take the buckets' sums: about half the draws; every cohort, their groups.
     expect(buckets).toBeGreaterThan(500);
+    expect(bucketGroups).toBeGreaterThan(buckets);
   }, 120_000);
 
   it('takes the buckets for the common bulk pulls, the same figures as the count job', () => {

@@ -13,13 +13,14 @@
 //     the bucket's groups sum to: per cell the groups having it, per concept the groups reporting (per
 //     category, and over all categories), per subtype the groups having it in any category, and its
 //     cells over all categories. A cohort (state and/or type) is a union of whole (state, type)
-//     partitions, so its count is a sum over buckets: no group walked.
+//     partitions, so its count is a sum over buckets: no group walked. And each bucket's groups (4 B a
+//     group), for a cohort's shapes the sums do not keep.
 //
 // Size and build, measured on the fixture (1.13 M rows, 19,190 groups, 170 (state, type) partitions, 533
-// buckets): 0.54 MB of bits, 0.08 MB of raw slots, 0.70 MB of buckets (u16), 1.41 MB in all; built in
-// 37-110 ms on a machine loaded 5x over its 2 cores. At full scale (46 M rows; at the fixture's ~59 rows a
-// group, ~0.8 M groups; 56 years x ~180 buckets a year): ~26 MB of bits and slots and ~13 MB of buckets,
-// ~40 MB once, shared by every thread; the build is linear in rows and groups, about 40x the fixture's:
+// buckets): 0.54 MB of bits, 0.08 MB of raw slots, 0.70 MB of bucket sums (u16), 0.08 MB of bucket groups,
+// 1.48 MB in all; built in 37-110 ms on a machine loaded 5x over its 2 cores. At full scale (46 M rows; at
+// the fixture's ~59 rows a group, ~0.8 M groups; 56 years x ~180 buckets a year): ~29 MB of bits, slots and
+// bucket groups and ~13 MB of bucket sums, ~42 MB once, shared by every thread; the build is linear in rows and groups, about 40x the fixture's:
 // a few seconds at most (not measured at full scale: no benches here).
 
 import { allocColumn, type SharedColumn } from '../corpus/shared.js';
@@ -143,6 +144,9 @@ export interface CountIndexData {
   bucketAt: SharedColumn;
   /** Per bucket id and basis (0 harmonized, 1 raw): V counts at (2 * id + b) * V (u16 when no count can pass 65,535). */
   counts: SharedColumn;
+  /** The groups of bucket id: groupsByBucket from bucketStart[id] to bucketStart[id + 1] (for the shapes the sums do not keep). */
+  bucketStart: SharedColumn;
+  groupsByBucket: SharedColumn;
   nBuckets: number;
   buildMs: number;
 }
@@ -192,6 +196,11 @@ export function buildCountIndex(catalog: Catalog, e: EngineCatalog, c: FinanceCo
       groupBucket[k] = bucketAt.view[at]!;
     }
   }
+  const bucketStart = allocColumn('i32', nBuckets + 1), groupsByBucket = allocColumn('i32', nGroups);
+  for (let k = 0; k < nGroups; k++) bucketStart.view[groupBucket[k]! + 1]!++;
+  for (let id = 0; id < nBuckets; id++) bucketStart.view[id + 1]! += bucketStart.view[id]!;
+  const fillAt = bucketStart.view.slice(0, nBuckets);
+  for (let k = 0; k < nGroups; k++) groupsByBucket.view[fillAt[groupBucket[k]!]!++] = k;
   // A count is at most its partition's governments, a subtype's sum over categories that times the categories.
   const wide = Math.max(0, ...sizes) * Math.max(1, ...INDEXED_FLOWS.map((f) => L.flowCats[f]!.length)) > 0xffff;
   const counts = wide ? allocColumn('u32', nBuckets * 2 * V) : allocColumn('u16', nBuckets * 2 * V);
@@ -233,7 +242,7 @@ export function buildCountIndex(catalog: Catalog, e: EngineCatalog, c: FinanceCo
   sumSubtypes(L, counts.view);
   return {
     bits: bits.column, rawAt: rawAt.column, rawBits: rawBits.column, govPart: govPart.column, partSize: partSize.column, nParts, y0, nYears,
-    bucketAt: bucketAt.column, counts: counts.column, nBuckets, buildMs: performance.now() - t0,
+    bucketAt: bucketAt.column, counts: counts.column, bucketStart: bucketStart.column, groupsByBucket: groupsByBucket.column, nBuckets, buildMs: performance.now() - t0,
   };
 }
 

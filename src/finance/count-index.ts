@@ -15,14 +15,15 @@
 // Page, limit, format, adjust, per_capita and identity are not in the plan's count (planOf reads only
 // page and limit, for offset and limit, which the count ignores; the others shape the table).
 //
-// Two ways, the same figures (test/count-index.test.ts holds them to each other, to the count job and to
-// DuckDB): a cohort (plan.govs a union of whole (state, type) partitions, as cohortOf gives; found once per
+// Three ways, the same figures (test/count-index.test.ts holds them to each other, to the count job and to
+// DuckDB). A cohort (plan.govs a union of whole (state, type) partitions, as cohortOf gives; found once per
 // array and kept) with no category, All, or one category, and a concept's scope, sums its buckets:
 // 2 x partitions x years reads (on the fixture, loaded machine: type=city 2020 20-50 us, three years of
-// Police 60-170 us; at full scale 56 years ~20x that). Any other plan walks its groups' bits, a few word
-// reads a group (fixture: a 1,000-government list over 3 years 130-210 us; every one of the 40,330
-// governments over 3 years 1.3-1.5 ms; type=city with two categories, 3 years, 0.7-1.2 ms: at full scale,
-// over 56 years, ~20x, the one shape here past a few milliseconds).
+// Police 60-170 us; at full scale 56 years ~20x that). A cohort of another shape (two or more categories)
+// reads its buckets' groups, only those of the years asked: a few word reads a group (type=city, two
+// categories, 3 years: 0.7-1.2 ms; at full scale ~1/3 of that a year asked, ~20 ms for all 56, the one
+// shape here past a few milliseconds). A govid list reads its governments' groups (a 1,000-government
+// list over 3 years 130-210 us; every one of the 40,330 governments 1.3-2.6 ms).
 
 import { viewOf } from '../corpus/shared.js';
 import type { FinanceColumns } from './columns.js';
@@ -47,6 +48,9 @@ export interface CountIndex {
   nYears: number;
   bucketAt: Int32Array;
   counts: Uint16Array | Uint32Array;
+  /** The groups of each bucket: those of bucket id at bucketStart[id] to bucketStart[id + 1] of groupsByBucket. */
+  bucketStart: Int32Array;
+  groupsByBucket: Int32Array;
   govGroupStart: Uint32Array;
   govMeta: Int32Array;
   /** The registry lifespans (inLifespan), for outsideLifespan. */
@@ -71,10 +75,12 @@ export function attachCountIndex(d: CountIndexData, e: EngineCatalog, c: Finance
     nParts: d.nParts, y0: d.y0, nYears: d.nYears,
     bucketAt: viewOf(d.bucketAt as never) as Int32Array,
     counts: viewOf(d.counts as never) as Uint16Array | Uint32Array,
+    bucketStart: viewOf(d.bucketStart as never) as Int32Array,
+    groupsByBucket: viewOf(d.groupsByBucket as never) as Int32Array,
     govGroupStart: viewOf(c.govGroupStart as never) as Uint32Array,
     govMeta: viewOf(c.govMeta as never) as Int32Array,
     life: e,
-    stats: { bytes: d.bits.buffer.byteLength + d.rawAt.buffer.byteLength + d.rawBits.buffer.byteLength + d.govPart.buffer.byteLength + d.partSize.buffer.byteLength + d.bucketAt.buffer.byteLength + d.counts.buffer.byteLength, buildMs: d.buildMs, buckets: d.nBuckets },
+    stats: { bytes: d.bits.buffer.byteLength + d.rawAt.buffer.byteLength + d.rawBits.buffer.byteLength + d.govPart.buffer.byteLength + d.partSize.buffer.byteLength + d.bucketAt.buffer.byteLength + d.counts.buffer.byteLength + d.bucketStart.buffer.byteLength + d.groupsByBucket.buffer.byteLength, buildMs: d.buildMs, buckets: d.nBuckets },
     cohorts: new WeakMap(),
     stamp: new Uint32Array(c.nGov),
     turn: 0,
@@ -103,16 +109,22 @@ export function indexedCount(ctx: FinanceCtx, plan: MoneyPlan): MoneyCount | und
   const ask = askOf(ix.L, plan);
   if (ask === undefined) return undefined;
   const parts = partsOf(ix, plan.govs);
-  return parts !== null && bucketsFit(ix.L, ask) ? fromBuckets(ix, plan.years, parts, ask) : fromGroups(ix, plan, ask);
+  if (parts === null) return fromGroups(ix, plan, ask);
+  return bucketsFit(ix.L, ask) ? fromBuckets(ix, plan.years, parts, ask) : walkBuckets(ix, plan.years, parts, ask);
 }
 
-/** The same count by a chosen way, for the tests: 'buckets' only where indexedCount would take them. */
-export function indexedCountVia(ix: CountIndex, plan: MoneyPlan, way: 'buckets' | 'groups'): MoneyCount | undefined {
+/**
+ * The same count by a chosen way, for the tests: 'buckets' (their sums) and 'bucket groups' (their groups)
+ * only for a cohort, the sums only where indexedCount takes them; 'groups' government by government, always.
+ */
+export function indexedCountVia(ix: CountIndex, plan: MoneyPlan, way: 'buckets' | 'bucket groups' | 'groups'): MoneyCount | undefined {
   const ask = askOf(ix.L, plan);
   if (ask === undefined) return undefined;
   if (way === 'groups') return fromGroups(ix, plan, ask);
   const parts = partsOf(ix, plan.govs);
-  return parts !== null && bucketsFit(ix.L, ask) ? fromBuckets(ix, plan.years, parts, ask) : undefined;
+  if (parts === null) return undefined;
+  if (way === 'bucket groups') return walkBuckets(ix, plan.years, parts, ask);
+  return bucketsFit(ix.L, ask) ? fromBuckets(ix, plan.years, parts, ask) : undefined;
 }
 
 function askOf(L: CountLayout, p: MoneyPlan): Ask | undefined {
@@ -168,7 +180,7 @@ function fromBuckets(ix: CountIndex, years: number[], parts: number[], a: Ask): 
   let totalAt: number[], repAt: number;
   if (a.all) {
     // All Categories over a category list is one cell per subtype of the listed ones: only the whole flow's are kept.
-    if (!a.every) return fromGroupsOfParts(ix, years, parts, a);
+    if (!a.every) return walkBuckets(ix, years, parts, a);
     totalAt = subs.map((s) => L.anySub[a.flow]! + s); repAt = L.allRep[a.flow]! + q;
   } else if (a.every) {
     totalAt = subs.map((s) => L.sumSub[a.flow]! + s); repAt = L.allRep[a.flow]! + q;
@@ -200,34 +212,90 @@ function fromBuckets(ix: CountIndex, years: number[], parts: number[], a: Ask): 
   return { total, reporting, outsideLifespan };
 }
 
-/** All Categories over a named list, on a cohort: its groups walked (bucketsFit keeps this path rare). */
-function fromGroupsOfParts(ix: CountIndex, years: number[], parts: number[], a: Ask): MoneyCount {
-  const govs: number[] = [];
-  const inParts = new Set(parts);
-  ix.govPart.forEach((p, g) => { if (inParts.has(p)) govs.push(g); });
-  return walk(ix, govs, years, a);
-}
-
 function fromGroups(ix: CountIndex, plan: MoneyPlan, a: Ask): MoneyCount {
   return walk(ix, plan.govs, plan.years, a);
 }
 
-/** Each group of the governments in the years: its cells read from its bits, as the count job counts them. */
+/** How a group's bits are read for an ask. */
+interface Reader {
+  a: Ask;
+  W: number;
+  /** All Categories: each category's field, ORed. */
+  nc: number;
+  word: Int32Array;
+  shift: Int32Array;
+  /** Otherwise the categories' cells are disjoint bits: the group's words under per-word masks. */
+  words: Int32Array;
+  scopeMask: Int32Array;
+  countedMask: Int32Array;
+}
+
+function readerOf(L: CountLayout, a: Ask): Reader {
+  const W = L.W, nc = a.cats.length, word = new Int32Array(nc), shift = new Int32Array(nc);
+  a.cats.forEach((c, i) => { word[i] = L.catWord[c]!; shift[i] = L.catShift[c]!; });
+  const scopeMask = new Int32Array(W), countedMask = new Int32Array(W);
+  a.cats.forEach((c) => { scopeMask[L.catWord[c]!]! |= a.scope << L.catShift[c]!; countedMask[L.catWord[c]!]! |= a.counted << L.catShift[c]!; });
+  const words = Int32Array.from({ length: W }, (_, w) => w).filter((w) => scopeMask[w] !== 0);
+  return { a, W, nc, word, shift, words, scopeMask, countedMask };
+}
+
+/** Group k's counted cells, or -1 when it touches none (it does not report). */
+function readGroup(ix: CountIndex, r: Reader, k: number): number {
+  let bits = ix.bits, g = k * r.W;
+  if (r.a.basis === 1) { const j = ix.rawAt[k]!; if (j >= 0) { bits = ix.rawBits; g = j * r.W; } }
+  if (r.a.all) {
+    let any = 0;
+    for (let i = 0; i < r.nc; i++) any |= bits[g + r.word[i]!]! >>> r.shift[i]!;
+    return (any & r.a.scope) === 0 ? -1 : popcount(any & r.a.counted);
+  }
+  let touched = 0, n = 0;
+  for (let i = 0; i < r.words.length; i++) {
+    const w = r.words[i]!, x = bits[g + w]!;
+    touched |= x & r.scopeMask[w]!;
+    n += popcount(x & r.countedMask[w]!);
+  }
+  return touched === 0 ? -1 : n;
+}
+
+/**
+ * A cohort's groups of the years, bucket by bucket (groupsByBucket): for the shapes the buckets' sums do not
+ * keep (two or more named categories, a scope no concept has). Reads only the groups of the years asked.
+ */
+function walkBuckets(ix: CountIndex, years: number[], parts: number[], a: Ask): MoneyCount {
+  const r = readerOf(ix.L, a);
+  let total = 0;
+  const reporting: number[] = [], outsideLifespan: number[] = [];
+  for (const year of years) {
+    let rep = 0, out = 0;
+    const y = year - ix.y0;
+    if (y >= 0 && y < ix.nYears) {
+      for (const p of parts) {
+        for (let o = 0; o < 2; o++) {
+          const id = ix.bucketAt[(y * ix.nParts + p) * 2 + o]!;
+          if (id < 0) continue;
+          for (let j = ix.bucketStart[id]!, end = ix.bucketStart[id + 1]!; j < end; j++) {
+            const n = readGroup(ix, r, ix.groupsByBucket[j]!);
+            if (n < 0) continue;
+            total += n;
+            rep++;
+            if (o === 1) out++;
+          }
+        }
+      }
+    }
+    reporting.push(rep); outsideLifespan.push(out);
+  }
+  return { total, reporting, outsideLifespan };
+}
+
+/** Each group of the governments in the years, government by government, as the count job walks them. */
 function walk(ix: CountIndex, govs: number[], years: number[], a: Ask): MoneyCount {
-  const { L, govMeta: gm, rawAt } = ix;
-  const W = L.W, Y = years.length;
+  const gm = ix.govMeta, Y = years.length;
   const reporting = new Array<number>(Y).fill(0), outsideLifespan = new Array<number>(Y).fill(0);
   if (Y === 0) return { total: 0, reporting, outsideLifespan };
   const y0 = years[0]!, span = years[Y - 1]! - y0 + 1, want = new Int32Array(span).fill(-1);
   years.forEach((y, i) => { want[y - y0] = i; });
-  const nc = a.cats.length, word = new Int32Array(nc), shift = new Int32Array(nc);
-  a.cats.forEach((c, i) => { word[i] = L.catWord[c]!; shift[i] = L.catShift[c]!; });
-  const { scope, counted } = a;
-  // Named categories or none: their cells are disjoint bits, so a group's are its words under per-word masks.
-  const scopeMask = new Int32Array(W), countedMask = new Int32Array(W);
-  a.cats.forEach((c) => { scopeMask[L.catWord[c]!]! |= scope << L.catShift[c]!; countedMask[L.catWord[c]!]! |= counted << L.catShift[c]!; });
-  const words = Int32Array.from({ length: W }, (_, w) => w).filter((w) => scopeMask[w] !== 0);
-  const nw = words.length;
+  const r = readerOf(ix.L, a);
   const turn = nextTurn(ix);
   let total = 0;
   for (const gov of govs) {
@@ -238,25 +306,11 @@ function walk(ix: CountIndex, govs: number[], years: number[], a: Ask): MoneyCou
       if (y < 0 || y >= span) continue;
       const yi = want[y]!;
       if (yi < 0) continue;
-      let bits = ix.bits, g = k * W;
-      if (a.basis === 1 && rawAt[k]! >= 0) { bits = ix.rawBits; g = rawAt[k]! * W; }
-      let touched = 0, n = 0;
-      if (a.all) {
-        let any = 0;
-        for (let i = 0; i < nc; i++) any |= bits[g + word[i]!]! >>> shift[i]!;
-        touched = any & scope;
-        n = popcount(any & counted);
-      } else {
-        for (let i = 0; i < nw; i++) {
-          const w = words[i]!, x = bits[g + w]!;
-          touched |= x & scopeMask[w]!;
-          n += popcount(x & countedMask[w]!);
-        }
-      }
-      if (touched === 0) continue;
+      const n = readGroup(ix, r, k);
+      if (n < 0) continue;
       total += n;
       reporting[yi]!++;
-      if (!inLifespan(ix.life, gov, gm[4 * k + 3]! >>> 16)) outsideLifespan[yi]!++;
+      if (!inLifespan(ix.life, gov, y + y0)) outsideLifespan[yi]!++;
     }
   }
   return { total, reporting, outsideLifespan };
