@@ -11,6 +11,7 @@ import type { EngineCatalog } from './engine-catalog.js';
 import type { TextMemo } from './table-ctx.js';
 
 import type { MoneyCount } from './plan.js';
+import type { CountIndex } from './count-index.js';
 
 export interface FinanceCtx {
   catalog: Catalog;
@@ -41,6 +42,8 @@ export interface FinanceCtx {
   cohorts: Map<string, number[]>;
   /** Row counts and coverage of bulk queries already answered once (the corpus is immutable), oldest first. */
   counts: Map<string, MoneyCount>;
+  /** Bulk queries' counts and coverage kept at load (count-index.ts indexedCount); absent, every count is the count job's. */
+  countIndex?: CountIndex | undefined;
   // routes: the service's route table, added by the HTTP layer (http/routes.ts), the domain knowing no routes.
   startedAt: number;
   workers: number;

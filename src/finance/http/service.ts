@@ -21,6 +21,7 @@ import { allocRows, assemble, statsOf, type PartitionGroups, type PartitionJob }
 import { readLoadCache, writeLoadCache } from '../load-cache.js';
 import { NO_CODE } from '../columns.js';
 import { buildEngineCatalog } from '../engine-catalog.js';
+import { attachCountIndex, buildCountIndex, type CountIndexData } from '../count-index.js';
 import { newTextMemo, tableNames } from '../table-ctx.js';
 import { longFilesSql } from '../sql.js';
 import { collectGarbage } from '../../corpus/shared.js';
@@ -40,6 +41,8 @@ export interface FinanceData {
   catalog: Catalog;
   columns: FinanceColumns;
   stats: FinanceCtx['stats'];
+  /** Built once here, in shared memory like the columns, so every front thread reads the same counts. */
+  countIndex: CountIndexData;
 }
 
 export async function loadFinance(config: Config): Promise<FinanceCtx> {
@@ -55,7 +58,8 @@ export async function loadFinanceData(config: Config): Promise<FinanceData> {
   const { columns, loaders } = cached ? { columns: cached, loaders: 0 } : await loadColumns(catalog, config.workers);
   // The year-major columns the layout replaced are garbage now: free them before the server reports its memory.
   if (!cached) collectGarbage();
-  return { catalog, columns, stats: statsOf(columns, performance.now() - t0, loaders) };
+  const countIndex = buildCountIndex(catalog, buildEngineCatalog(catalog), columns);
+  return { catalog, columns, stats: statsOf(columns, performance.now() - t0, loaders), countIndex };
 }
 
 /**
@@ -108,6 +112,7 @@ export async function financeCtx(config: Config, data: FinanceData, o: { inline?
     textMemo: newTextMemo(engine, catalog.governments.length, catalog.codes.length, catalog.recipes.length),
     cohorts: new Map(),
     counts: new Map(),
+    countIndex: attachCountIndex(data.countIndex, engine, columns),
     breaks: indexBreaks(catalog),
     longFilesSql: longFilesSql({ mirrorUrl: config.mirrorUrl ?? dir }, catalog.manifest.partitions),
     routes: withFaultHook(financeRoutes, config.testFaults),
