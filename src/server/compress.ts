@@ -26,6 +26,8 @@ export const compressionStats = (): typeof counts => ({ ...counts });
 
 /** The answer in the coding (when its media type and size are worth it), with Content-Encoding said. */
 export function encodeAnswer(answer: Answer, enc: Encoding): Answer {
+  // Coded where it was written (a bulk page, by its worker, in the request's coding): passed through untouched.
+  if (answer.kind === 'stream' && answer.encoded !== undefined) return { ...answer, headers: { ...answer.headers, 'Content-Encoding': answer.encoded } };
   if (enc === 'identity' || answer.kind === 'none' || !compressible(answer.contentType)) return answer;
   if (answer.status === 204 || answer.status === 304) return answer;
   const coding = CODINGS[enc]!;
