@@ -18,21 +18,23 @@
 // in the slot so far (Atomics.store, then notify: the serving thread waits on
 // it with waitAsync when it has sent all of them), and another that the
 // serving thread sets when it gives the lease up, which the writer reads
-// between pieces to stop early. After them, two words for the whole arena:
-// the coders (gzip, br) the workers hold open now, and a hold that the
-// test-only fault hook sets to keep writers between pieces.
+// between pieces to stop early. After them, three words for the whole arena:
+// the coders (gzip, br) the workers hold open now, a hold that the test-only
+// fault hook sets to keep writers between pieces, and the pages whose
+// writers stopped because their lease was given up.
 
 export interface PageSlots {
   buffer: SharedArrayBuffer;
   /** One state word per slot (Int32Array). */
   state: SharedArrayBuffer;
-  /** Per slot the bytes written so far and the given-up flag (WRITTEN, GIVEN_UP), then the arena's words (CODERS_OPEN, HOLD). */
+  /** Per slot the bytes written so far and the given-up flag (WRITTEN, GIVEN_UP), then the arena's words (CODERS_OPEN, HOLD, CUT). */
   control: SharedArrayBuffer;
   slotBytes: number;
 }
 
 /** Control words: per slot, at 2 * slot + ...; then the arena's, at 2 * count + .... */
-const WRITTEN = 0, GIVEN_UP = 1, CODERS_OPEN = 0, HOLD = 1;
+const WRITTEN = 0, GIVEN_UP = 1, CODERS_OPEN = 0, HOLD = 1, CUT = 2;
+const ARENA_WORDS = 3;
 
 export interface PageLease {
   slot: number;
@@ -63,7 +65,7 @@ export class PageArena {
   refused = 0;
 
   constructor(count: number, slotBytes: number, private readonly threadGone: ThreadGone) {
-    this.slots = { buffer: new SharedArrayBuffer(count * slotBytes), state: new SharedArrayBuffer(4 * count), control: new SharedArrayBuffer(4 * (2 * count + 2)), slotBytes };
+    this.slots = { buffer: new SharedArrayBuffer(count * slotBytes), state: new SharedArrayBuffer(4 * count), control: new SharedArrayBuffer(4 * (2 * count + ARENA_WORDS)), slotBytes };
     this.state = new Int32Array(this.slots.state);
     this.control = new Int32Array(this.slots.control);
     this.free = Array.from({ length: count }, (_, k) => count - 1 - k);
@@ -141,6 +143,11 @@ export class PageArena {
     return Atomics.load(this.control, 2 * this.total + CODERS_OPEN);
   }
 
+  /** Pages whose writers stopped before their end because their lease was given up. */
+  get pagesCut(): number {
+    return Atomics.load(this.control, 2 * this.total + CUT);
+  }
+
   /** The test-only hold (fault-route.ts): while set, writers wait between pieces. */
   hold(on: boolean): void {
     Atomics.store(this.control, 2 * this.total + HOLD, on ? 1 : 0);
@@ -178,7 +185,7 @@ export function publishWritten(s: PageSlots, lease: PageLease, n: number): void 
  */
 export function givenUp(s: PageSlots, lease: PageLease): boolean {
   const control = new Int32Array(s.control);
-  const hold = control.length - 2 + HOLD;
+  const hold = control.length - ARENA_WORDS + HOLD;
   while (Atomics.load(control, hold) !== 0 && Atomics.load(control, 2 * lease.slot + GIVEN_UP) === 0) Atomics.wait(control, hold, 1, 50);
   return Atomics.load(control, 2 * lease.slot + GIVEN_UP) !== 0;
 }
@@ -186,5 +193,11 @@ export function givenUp(s: PageSlots, lease: PageLease): boolean {
 /** In a worker: counts a coder opened (+1) or closed (-1), for the arena's openCoders. */
 export function countCoder(s: PageSlots, delta: 1 | -1): void {
   const control = new Int32Array(s.control);
-  Atomics.add(control, control.length - 2 + CODERS_OPEN, delta);
+  Atomics.add(control, control.length - ARENA_WORDS + CODERS_OPEN, delta);
+}
+
+/** In a worker: counts a page whose writer stopped because its lease was given up. */
+export function countCut(s: PageSlots): void {
+  const control = new Int32Array(s.control);
+  Atomics.add(control, control.length - ARENA_WORDS + CUT, 1);
 }

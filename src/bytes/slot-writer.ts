@@ -10,7 +10,7 @@
 
 import { ByteWriter } from './byte-writer.js';
 import { PageCoder, type PageCoding } from './page-coder.js';
-import { countCoder, givenUp, publishWritten, type PageLease, type PageSlots } from './page-arena.js';
+import { countCoder, countCut, givenUp, publishWritten, type PageLease, type PageSlots } from './page-arena.js';
 
 /** Plain bytes a piece: about 700 rows of a money page, a millisecond of writing. */
 export const PIECE = 64 * 1024;
@@ -71,7 +71,7 @@ export class SlotWriter {
 
   /** The page's end: the coder finished; the last bytes published. */
   end(): SlotPage {
-    if (this.cut) return { inSlot: false, length: 0, bytes: null, cut: true };
+    if (this.cut) { countCut(this.s); return { inSlot: false, length: 0, bytes: null, cut: true }; }
     if (this.coder !== null) {
       this.coder.push(this.w.written(), 'finish');
       this.w.n = 0;

@@ -37,12 +37,12 @@ export const streamsRoute: RouteSpec<FinanceCtx> = defineRoute<FinanceCtx>()({
 
 export const pagesRoute: RouteSpec<FinanceCtx> = defineRoute<FinanceCtx>()({
   id: 'test_pages', path: '/__faults__/pages', tags: ['test-only'], produces: 'envelope',
-  summary: 'Test-only: the page writers', description: 'Present only when CIVICSTREAM_FAULTS=1 (never in production). This thread\'s page slots: the coders its workers hold open, the slots being written and free; hold=true keeps every page writer between its pieces until hold=false.',
+  summary: 'Test-only: the page writers', description: 'Present only when CIVICSTREAM_FAULTS=1 (never in production). This thread\'s page slots: the coders its workers hold open, the pages whose writers stopped when their lease was given up, the slots being written and free; hold=true keeps every page writer between its pieces until hold=false.',
   query: { hold: boolParam({ description: 'Set (true) or lift (false) the hold on page writers; absent: leave it.' }) },
   handle: (req) => {
     const pages = req.ctx.pages;
     if (req.params.hold !== undefined) pages.hold(req.params.hold);
-    return envelopeReply(ok([{ coders_open: pages.openCoders, slots_writing: pages.slotsWriting, slots_free: pages.available, slots_total: pages.total }], { total: 1 }));
+    return envelopeReply(ok([{ coders_open: pages.openCoders, pages_cut: pages.pagesCut, slots_writing: pages.slotsWriting, slots_free: pages.available, slots_total: pages.total }], { total: 1 }));
   },
 });
 
