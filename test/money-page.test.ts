@@ -76,7 +76,7 @@ describe('pages written in a worker', () => {
       if (q.where === 'given up') arena.release(lease);
       let r;
       try {
-        r = moneyPage(view, table, arena.slots, 1, { plan: { ...plan, stopAtPage: true }, route: q.route, table: tableOptions(params), lease: { slot: lease.slot, token: lease.token }, format: q.format, metadata, ...(q.coding ? { coding: q.coding } : {}) });
+        r = moneyPage(view, table, arena.slots, 1, { plan: { ...plan, stopAtPage: true }, route: q.route, table: tableOptions(params), lease: { slot: lease.slot, token: lease.token }, format: q.format, metadata, ...(q.coding ? { coding: { coding: q.coding, options: q.coding === 'gzip' ? { level: 1 } : {} } } : {}) });
       } catch (err) {
         if (q.where !== 'given up') arena.release(lease);
         throw err;

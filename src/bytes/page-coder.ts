@@ -7,17 +7,23 @@
 // is written, on the writer's own thread: this drives the native handle of a
 // zlib stream as zlib.gzipSync itself does (lib/zlib.js processChunkSync:
 // handle.writeSync, then the handle's write state [out left, in left]),
-// without closing it after each piece. The stream is made by encoding.ts
-// (CODINGS[c].createStream), so its levels are the streams' (LEVELS.*.stream).
+// without closing it after each piece. Its options (the streams' levels,
+// LEVELS.*.stream in src/server/encoding.ts) come with the job, chosen by the
+// compression layer (compress.ts codingAtSource), which this loads nothing of.
 // PAGE_CODER_READY says whether this Node has that handle (Node 10 to 24 do);
 // without it pages go identity to the front thread, which codes them as before.
 
 import zlib from 'node:zlib';
-import { CODINGS } from '../server/encoding.js';
 
 /** The codings a worker codes a page in as it writes it; any other (zstd) is coded on the front thread. */
 export const PAGE_CODINGS = ['gzip', 'br'] as const;
 export type PageCoding = (typeof PAGE_CODINGS)[number];
+
+/** A coding a page is written in, with its compressor's options (plain data: it crosses to the worker with the job). */
+export interface PageCodingSpec {
+  coding: PageCoding;
+  options: zlib.ZlibOptions | zlib.BrotliOptions;
+}
 
 const C = zlib.constants;
 type Step = 'more' | 'flush' | 'finish';
@@ -41,11 +47,6 @@ export const PAGE_CODER_READY: boolean = (() => {
   return ready;
 })();
 
-const PAGE_CODING_SET = new Set<string>(PAGE_CODINGS);
-export const isPageCoding = (c: string | undefined): c is PageCoding => c !== undefined && PAGE_CODING_SET.has(c);
-
-/** The coding a page's worker writes it in for a request negotiated to enc, or undefined: identity, or a coding left to the front thread. */
-export const pageCoding = (enc: string): PageCoding | undefined => (PAGE_CODER_READY && isPageCoding(enc) ? enc : undefined);
 
 /** Where output goes past the slot's end: buffers of this size. */
 const OVERFLOW = 1024 * 1024;
@@ -60,9 +61,9 @@ export class PageCoder {
   private overN = 0;
   private closed = false;
 
-  constructor(coding: PageCoding, private readonly slot: Uint8Array) {
-    this.z = CODINGS[coding]!.createStream();
-    this.flags = FLAGS[coding];
+  constructor(spec: PageCodingSpec, private readonly slot: Uint8Array) {
+    this.z = spec.coding === 'gzip' ? zlib.createGzip(spec.options as zlib.ZlibOptions) : zlib.createBrotliCompress(spec.options as zlib.BrotliOptions);
+    this.flags = FLAGS[spec.coding];
     // A native error destroys the stream (z.destroyed, checked after each write); its 'error' event comes later and is not needed.
     this.z.on('error', () => {});
   }

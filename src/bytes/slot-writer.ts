@@ -9,7 +9,7 @@
 // slot and sends the rest from the job's result, which holds the whole page.
 
 import { ByteWriter } from './byte-writer.js';
-import { PageCoder, type PageCoding } from './page-coder.js';
+import { PageCoder, type PageCodingSpec } from './page-coder.js';
 import { countCoder, countCut, givenUp, publishWritten, type PageLease, type PageSlots } from './page-arena.js';
 
 /** Plain bytes a piece: about 700 rows of a money page, a millisecond of writing. */
@@ -31,7 +31,7 @@ export class SlotWriter {
   private cut = false;
   private closed = false;
 
-  constructor(private readonly s: PageSlots, private readonly lease: PageLease, private readonly slot: Uint8Array, coding: PageCoding | undefined) {
+  constructor(private readonly s: PageSlots, private readonly lease: PageLease, private readonly slot: Uint8Array, coding: PageCodingSpec | undefined) {
     if (coding === undefined) {
       this.coder = null;
       this.w = new ByteWriter(slot);

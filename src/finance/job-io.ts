@@ -3,7 +3,7 @@
 // data and typed arrays; nothing here knows of HTTP or parameters.
 
 import type { PageLease } from '../bytes/page-arena.js';
-import type { PageCoding } from '../bytes/page-coder.js';
+import type { PageCodingSpec } from '../bytes/page-coder.js';
 import type { PageFormat } from '../formats/registry.js';
 import type { MoneyRoute, MoneyTableOptions } from './money-table.js';
 import type { MoneyCount, MoneyPlan, MoneyResult, PackedMoneyRows } from './plan.js';
@@ -55,7 +55,7 @@ export interface MoneyPageArgs {
   /** Key-value metadata of an Arrow or Parquet page (its provenance); ignored for CSV. */
   metadata: [string, string][];
   /** The content coding the page is written in (coded by the worker as it writes it), or none: its plain bytes. */
-  coding?: PageCoding;
+  coding?: PageCodingSpec;
 }
 export interface MoneyPageResult {
   /** The plan's row count (only up to the page's end when plan.stopAtPage). */

@@ -4,7 +4,7 @@
 // parts' rows concatenate in order, and their summaries merge by the
 // summary's own per-field rules (mergeSummaries, beside SummaryAcc).
 
-import type { PageCoding } from '../bytes/page-coder.js';
+import type { PageCodingSpec } from '../bytes/page-coder.js';
 import { BusyError } from '../domain-errors.js';
 import type { FinanceCtx } from './context.js';
 import { indexedCount } from './count-index.js';
@@ -48,7 +48,7 @@ export interface BulkPage {
  * that is the request's error (4xx, 503), after it the stream's, which cuts the connection.
  */
 export async function runMoneyPage(
-  ctx: FinanceCtx, plan: MoneyPlan, route: MoneyRoute, params: TableParams, page: { format: PageFormat; metadata: [string, string][]; coding?: PageCoding },
+  ctx: FinanceCtx, plan: MoneyPlan, route: MoneyRoute, params: TableParams, page: { format: PageFormat; metadata: [string, string][]; coding?: PageCodingSpec },
   known: MoneyCount | undefined, signal: AbortSignal,
 ): Promise<BulkPage> {
   const lease = ctx.pages.acquire();

@@ -5,7 +5,8 @@
 // state, never the whole answer, and a client that leaves frees both.
 
 import type { Answer } from './answer.js';
-import { CODINGS, type Encoding } from './encoding.js';
+import { CODINGS, LEVELS, brotliParams, type Encoding } from './encoding.js';
+import { PAGE_CODER_READY, type PageCodingSpec } from '../bytes/page-coder.js';
 import { FORMAT_IDS, FORMATS } from './formats.js';
 
 /** Bodies smaller than this go as they are: a packet or two either way, and compressing costs more than it saves. */
@@ -19,6 +20,18 @@ export const compressible = (contentType: string): boolean =>
   FORMAT_COMPRESSIBLE.get(contentType.slice(0, contentType.indexOf(';') >>> 0)) ?? COMPRESSIBLE.test(contentType);
 
 type Stream = Extract<Answer, { kind: 'stream' }>;
+
+/**
+ * The coding a stream of this media type is written in where it is made (a bulk page, by its worker as it
+ * writes it: src/bytes/page-coder.ts), with the stream level's options; undefined when it goes identity or
+ * in a coding the workers do not write (zstd), which the encode stage then applies here as before.
+ */
+export function codingAtSource(enc: Encoding, contentType: string): PageCodingSpec | undefined {
+  if (!PAGE_CODER_READY || !compressible(contentType)) return undefined;
+  if (enc === 'gzip') return { coding: 'gzip', options: { level: LEVELS.gzip.stream } };
+  if (enc === 'br') return { coding: 'br', options: { params: brotliParams(LEVELS.br.stream, 0) } };
+  return undefined;
+}
 
 /** This thread's compression so far, and its compressors open now (each holds zlib's native state until its stream ends). */
 const counts = { open_compressors: 0, streams_compressed: 0, bodies_compressed: 0 };

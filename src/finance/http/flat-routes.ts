@@ -25,7 +25,7 @@ import { isPageFormat, pageHeaders, pageMetadata, queryProvenance } from './page
 import { cohortCoverage, coverageMeta, unitsHeaders } from '../coverage.js';
 import { countOfSummary, type MoneyCount } from '../plan.js';
 import { STATE_BY_FIPS } from '../../geo/states.js';
-import { pageCoding } from '../../bytes/page-coder.js';
+import { codingAtSource } from '../../server/compress.js';
 import { indexedCount } from '../count-index.js';
 
 type Route = RouteSpec<FinanceCtx>;
@@ -137,10 +137,10 @@ function flatHandler(route: MoneyRoute) {
       }
       const metadata = FORMATS[format].carriesMeta ? pageMetadata(queryProvenance(ctx, route, req.url, params)) : [];
       // A page worth compressing, in a coding the workers write (gzip, br), is coded by its worker as it is written: never on this thread.
-      const coding = FORMATS[format].compressible ? pageCoding(req.encoding) : undefined;
+      const coding = codingAtSource(req.encoding, FORMATS[format].mediaType);
       const page = await runMoneyPage(ctx, plan, route, params, { format, metadata, coding }, known, req.signal);
       if (known === undefined) rememberCount(ctx.counts, key, page.count);
-      return { kind: 'stream', format, headers: headers(page.count), next: page.next, done: page.release, ...(coding !== undefined ? { encoded: coding } : {}) };
+      return { kind: 'stream', format, headers: headers(page.count), next: page.next, done: page.release, ...(coding !== undefined ? { encoded: coding.coding } : {}) };
     }
     const res = await runMoney(ctx, plan, req.signal);
     const found = list ? list.found.filter((id) => match(ctx.catalog.govId.get(id)!)) : [];
