@@ -2,7 +2,10 @@
 // out. It is the last stage of the pipeline and reads nothing but the answer:
 // a body is compressed at once; a stream is compressed chunk by chunk as the
 // client pulls it, so a slow reader holds one chunk and the compressor's
-// state, never the whole answer, and a client that leaves frees both.
+// state, never the whole answer, and a client that leaves frees both. A
+// bulk page is coded where it is written instead, by its worker (issue 32:
+// codingAtSource chooses; src/bytes/page-coder.ts codes): its stream comes
+// here coded already (encoded) and passes through with its Content-Encoding.
 
 import type { Answer } from './answer.js';
 import { CODINGS, LEVELS, brotliParams, type Encoding } from './encoding.js';
