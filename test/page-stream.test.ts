@@ -39,7 +39,8 @@ beforeAll(async () => { s = await startServer({ WORKERS: '2', FRONT_THREADS: '1'
 afterAll(async () => { await s?.stop(); });
 
 interface PagesHook { coders_open: number; pages_cut: number; slots_writing: number; slots_free: number; slots_total: number }
-const hook = async (hold?: boolean): Promise<PagesHook> => (await get(`/__faults__/pages${hold === undefined ? '' : `?hold=${hold}`}`, undefined, s.url)).body.data[0];
+const hook = async (hold?: boolean, fail?: boolean): Promise<PagesHook> =>
+  (await get(`/__faults__/pages?${hold === undefined ? '' : `hold=${hold}`}${fail === undefined ? '' : `&fail=${fail}`}`, undefined, s.url)).body.data[0];
 const health = async () => (await get('/api/v1/health', undefined, s.url)).body.data[0];
 const pull = (p: string, headers: Record<string, string> = {}): Promise<Raw> => raw(p, headers, s.url);
 
@@ -244,6 +245,27 @@ describe('a client that leaves mid-page', () => {
     }
     // And the server pulls on.
     expect((await pull(q)).status).toBe(200);
+  }, 60_000);
+});
+
+describe('a page job failing after its first bytes went', () => {
+  it.each([['no coding', ''], ['gzip', 'gzip']])('%s: the connection is cut without the chunked terminator, the slot comes back, the server pulls on', async (_name, coding) => {
+    const q = `/api/v1/revenue?type=city&years=2011&format=csv&limit=${coding === '' ? 46_000 : 45_000}`;
+    await hook(true);
+    try {
+      const p = socketPull(s.port, q, coding);
+      expect((await p.first).head).toMatch(/^HTTP\/1\.1 200 /);
+      await hook(undefined, true);
+      const { body, terminated } = await p.rest();
+      expect(terminated).toBe(false);
+      expect(body.length).toBeGreaterThan(0);
+    } finally {
+      await hook(false, false);
+    }
+    const after = await hookUntil((h) => h.slots_free === h.slots_total && h.coders_open === 0);
+    expect(after).toMatchObject({ slots_free: after.slots_total, coders_open: 0 });
+    const again = await pull(q, coding === '' ? {} : { 'accept-encoding': coding });
+    expect(again.status).toBe(200);
   }, 60_000);
 });
 

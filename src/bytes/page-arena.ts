@@ -18,10 +18,11 @@
 // in the slot so far (Atomics.store, then notify: the serving thread waits on
 // it with waitAsync when it has sent all of them), and another that the
 // serving thread sets when it gives the lease up, which the writer reads
-// between pieces to stop early. After them, three words for the whole arena:
+// between pieces to stop early. After them, four words for the whole arena:
 // the coders (gzip, br) the workers hold open now, a hold that the test-only
-// fault hook sets to keep writers between pieces, and the pages whose
-// writers stopped because their lease was given up.
+// fault hook sets to keep writers between pieces, the pages whose writers
+// stopped because their lease was given up, and a fault the hook sets to make
+// writers fail at their next piece.
 
 export interface PageSlots {
   buffer: SharedArrayBuffer;
@@ -33,8 +34,8 @@ export interface PageSlots {
 }
 
 /** Control words: per slot, at 2 * slot + ...; then the arena's, at 2 * count + .... */
-const WRITTEN = 0, GIVEN_UP = 1, CODERS_OPEN = 0, HOLD = 1, CUT = 2;
-const ARENA_WORDS = 3;
+const WRITTEN = 0, GIVEN_UP = 1, CODERS_OPEN = 0, HOLD = 1, CUT = 2, FAIL = 3;
+const ARENA_WORDS = 4;
 
 export interface PageLease {
   slot: number;
@@ -153,6 +154,12 @@ export class PageArena {
     Atomics.store(this.control, 2 * this.total + HOLD, on ? 1 : 0);
     Atomics.notify(this.control, 2 * this.total + HOLD);
   }
+
+  /** The test-only fault (fault-route.ts): while set, writers throw at their next piece (a held one at once). */
+  failWriters(on: boolean): void {
+    Atomics.store(this.control, 2 * this.total + FAIL, on ? 1 : 0);
+    Atomics.notify(this.control, 2 * this.total + HOLD);
+  }
 }
 
 function slotView(s: PageSlots, slot: number): Uint8Array {
@@ -185,8 +192,9 @@ export function publishWritten(s: PageSlots, lease: PageLease, n: number): void 
  */
 export function givenUp(s: PageSlots, lease: PageLease): boolean {
   const control = new Int32Array(s.control);
-  const hold = control.length - ARENA_WORDS + HOLD;
-  while (Atomics.load(control, hold) !== 0 && Atomics.load(control, 2 * lease.slot + GIVEN_UP) === 0) Atomics.wait(control, hold, 1, 50);
+  const hold = control.length - ARENA_WORDS + HOLD, fail = control.length - ARENA_WORDS + FAIL;
+  while (Atomics.load(control, hold) !== 0 && Atomics.load(control, 2 * lease.slot + GIVEN_UP) === 0 && Atomics.load(control, fail) === 0) Atomics.wait(control, hold, 1, 50);
+  if (Atomics.load(control, fail) !== 0) throw new Error('injected page-writer fault (CIVICSTREAM_FAULTS test hook)');
   return Atomics.load(control, 2 * lease.slot + GIVEN_UP) !== 0;
 }
 
