@@ -41,9 +41,47 @@ export function decide(missing, can) {
   return { action: 'refuse', message: `npm test needs ${names}: run '${sudo}apt-get install -y ${pkgs}'` };
 }
 
+/**
+ * The Python modules the tests import (test/page-stream.test.ts decodes a page with requests, which reads br
+ * only with brotli beside it), for the python3 on PATH (or CIVICSTREAM_PYTHON): installed with its own pip.
+ */
+export const PY_MODULES = ['requests', 'brotli'];
+const PYTHON = process.env.CIVICSTREAM_PYTHON || 'python3';
+const importable = (m) => spawnSync(PYTHON, ['-c', `import ${m}`], { stdio: 'ignore' }).status === 0;
+
+/** What to do about the Python modules missing: nothing, pip them (the command), or refuse (the line to print). */
+export function decidePython(missing, can, python = PYTHON) {
+  if (missing.length === 0) return { action: 'ok' };
+  const command = `${python} -m pip install -q ${missing.join(' ')}`;
+  if (can.install) return { action: 'install', command };
+  return { action: 'refuse', message: `npm test needs the Python modules ${missing.join(', ')}: run '${command}'` };
+}
+
+function ensurePython(install) {
+  const missing = PY_MODULES.filter((m) => !importable(m));
+  const d = decidePython(missing, { install });
+  if (d.action === 'ok') return 0;
+  if (d.action === 'refuse') {
+    console.error(d.message);
+    return 1;
+  }
+  console.error(`npm test: installing ${missing.join(', ')}: ${d.command}`);
+  const run = spawnSync('sh', ['-c', d.command], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const still = missing.filter((m) => !importable(m));
+  if (run.status !== 0 || still.length > 0) {
+    console.error(`npm test needs the Python modules ${still.join(', ') || missing.join(', ')}: the install (${d.command}) exited ${run.status}`);
+    return 1;
+  }
+  return 0;
+}
+
 const passwordlessSudo = () => spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0;
 
 function main() {
+  return ensureTools() || ensurePython(process.env.CIVICSTREAM_INSTALL_TOOLS !== '0');
+}
+
+function ensureTools() {
   const missing = TOOLS.filter((t) => !executable(t.path));
   const can = {
     root: process.getuid?.() === 0,

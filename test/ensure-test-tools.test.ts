@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { decide, TOOLS } from '../scripts/ensure-test-tools.mjs';
+import { decide, decidePython, PY_MODULES, TOOLS } from '../scripts/ensure-test-tools.mjs';
 import { ROOT } from './helpers/server.js';
 
 const SCRIPT = path.join(ROOT, 'scripts/ensure-test-tools.mjs');
@@ -50,18 +50,35 @@ describe('npm test: the tools the tests need', () => {
   });
 
   it('the script, with chromium missing and installing off, stops at once with that line and a non-zero exit', () => {
-    const got = run({ CHROMIUM_PATH: '/nowhere/chromium', NGINX_PATH: process.execPath, CIVICSTREAM_INSTALL_TOOLS: '0' });
+    const got = run({ CHROMIUM_PATH: '/nowhere/chromium', NGINX_PATH: process.execPath, CIVICSTREAM_PYTHON: 'true', CIVICSTREAM_INSTALL_TOOLS: '0' });
     expect(got.code).toBe(1);
     expect(got.stderr.trim()).toMatch(/^npm test needs chromium: run '(sudo )?apt-get install -y chromium'$/);
   });
 
   it('the script, with nginx missing and installing off, names nginx and its package', () => {
-    const got = run({ CHROMIUM_PATH: process.execPath, NGINX_PATH: '/nowhere/nginx', CIVICSTREAM_INSTALL_TOOLS: '0' });
+    const got = run({ CHROMIUM_PATH: process.execPath, NGINX_PATH: '/nowhere/nginx', CIVICSTREAM_PYTHON: 'true', CIVICSTREAM_INSTALL_TOOLS: '0' });
     expect(got.code).toBe(1);
     expect(got.stderr.trim()).toMatch(/^npm test needs nginx: run '(sudo )?apt-get install -y nginx'$/);
   });
 
   it('the script passes when chromium and nginx are where CHROMIUM_PATH and NGINX_PATH say', () => {
-    expect(run({ CHROMIUM_PATH: process.execPath, NGINX_PATH: process.execPath, CIVICSTREAM_INSTALL_TOOLS: '0' }).code).toBe(0);
+    // CIVICSTREAM_PYTHON=true: a stand-in python that imports anything.
+    expect(run({ CHROMIUM_PATH: process.execPath, NGINX_PATH: process.execPath, CIVICSTREAM_PYTHON: 'true', CIVICSTREAM_INSTALL_TOOLS: '0' }).code).toBe(0);
+  });
+
+  it('the Python modules: requests and brotli (page-stream.test decodes br with requests), pipped when missing, else the one command', () => {
+    expect(PY_MODULES).toEqual(['requests', 'brotli']);
+    expect(decidePython([], { install: true }, 'python3')).toEqual({ action: 'ok' });
+    expect(decidePython(['brotli'], { install: true }, 'python3')).toEqual({ action: 'install', command: 'python3 -m pip install -q brotli' });
+    expect(decidePython(['requests', 'brotli'], { install: false }, 'python3')).toEqual({
+      action: 'refuse', message: "npm test needs the Python modules requests, brotli: run 'python3 -m pip install -q requests brotli'",
+    });
+  });
+
+  it('the script, with a Python module missing and installing off, names it and the pip command', () => {
+    // CIVICSTREAM_PYTHON=false: a stand-in python that imports nothing.
+    const got = run({ CHROMIUM_PATH: process.execPath, NGINX_PATH: process.execPath, CIVICSTREAM_PYTHON: 'false', CIVICSTREAM_INSTALL_TOOLS: '0' });
+    expect(got.code).toBe(1);
+    expect(got.stderr.trim()).toBe("npm test needs the Python modules requests, brotli: run 'false -m pip install -q requests brotli'");
   });
 });

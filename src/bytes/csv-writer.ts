@@ -91,6 +91,21 @@ export function csvBytes(t: ColumnTable, into: Uint8Array | number): Uint8Array 
   return w.written();
 }
 
+/**
+ * A table's CSV written a piece at a time, the same bytes as csvBytes: each call writes on into w (the
+ * header first) until w holds `until` bytes or the table ends, at a row's end; true once it has ended.
+ * How a worker writes a page into its slot while the thread serving it streams what is written so far.
+ */
+export function csvPieces(t: ColumnTable): (w: ByteWriter, until: number) => boolean {
+  const cells = cellsOf(t);
+  let i = -1;
+  return (w, until) => {
+    if (i < 0) { writeHeader(t, w); i = 0; }
+    i = writeRows(t, cells, w, i, until);
+    return i >= t.n;
+  };
+}
+
 /** A body already in memory, pulled as views of at most 64 KB (the stream writes one, then waits for the socket to drain). */
 export function chunksOf(body: Uint8Array): () => Uint8Array | null {
   let at = 0;

@@ -163,44 +163,8 @@ export function buildCountIndex(catalog: Catalog, e: EngineCatalog, c: FinanceCo
   const gm = new Int32Array(c.govMeta.buffer as unknown as ArrayBuffer, 0, c.govMeta.length);
   const nGroups = start[nGov]!;
 
-  // Partitions: the registry's (state, type) pairs.
-  const partOf = new Map<string, number>();
-  const govPart = allocColumn('u16', nGov);
-  const sizes: number[] = [];
-  catalog.governments.forEach((g, gid) => {
-    const key = `${g.fips_state}|${g.type}`;
-    let p = partOf.get(key);
-    if (p === undefined) { partOf.set(key, (p = sizes.length)); sizes.push(0); }
-    govPart.view[gid] = p;
-    sizes[p]!++;
-  });
-  const nParts = sizes.length;
-  const partSize = allocColumn('u32', nParts);
-  partSize.view.set(sizes);
-
-  // Buckets: each group's.
-  let y0 = Infinity, y1 = -Infinity;
-  for (let k = 0; k < nGroups; k++) { const y = gm[4 * k + 3]! >>> 16; if (y < y0) y0 = y; if (y > y1) y1 = y; }
-  const nYears = nGroups > 0 ? y1 - y0 + 1 : 0;
-  if (nGroups === 0) y0 = 0;
-  const bucketAt = allocColumn('i32', nYears * nParts * 2);
-  bucketAt.view.fill(-1);
-  const groupBucket = new Int32Array(nGroups);
-  let nBuckets = 0;
-  for (let gov = 0; gov < nGov; gov++) {
-    const part = govPart.view[gov]!;
-    for (let k = start[gov]!, end = start[gov + 1]!; k < end; k++) {
-      const year = gm[4 * k + 3]! >>> 16;
-      const at = ((year - y0) * nParts + part) * 2 + (inLifespan(e, gov, year) ? 0 : 1);
-      if (bucketAt.view[at]! < 0) bucketAt.view[at] = nBuckets++;
-      groupBucket[k] = bucketAt.view[at]!;
-    }
-  }
-  const bucketStart = allocColumn('i32', nBuckets + 1), groupsByBucket = allocColumn('i32', nGroups);
-  for (let k = 0; k < nGroups; k++) bucketStart.view[groupBucket[k]! + 1]!++;
-  for (let id = 0; id < nBuckets; id++) bucketStart.view[id + 1]! += bucketStart.view[id]!;
-  const fillAt = bucketStart.view.slice(0, nBuckets);
-  for (let k = 0; k < nGroups; k++) groupsByBucket.view[fillAt[groupBucket[k]!]!++] = k;
+  const { govPart, partSize, sizes, nParts } = partitionsOf(catalog, nGov);
+  const { y0, nYears, bucketAt, groupBucket, nBuckets, bucketStart, groupsByBucket } = bucketsOf(e, gm, start, nGov, govPart.view, nParts);
   // A count is at most its partition's governments, a subtype's sum over categories that times the categories.
   const wide = Math.max(0, ...sizes) * Math.max(1, ...INDEXED_FLOWS.map((f) => L.flowCats[f]!.length)) > 0xffff;
   const counts = wide ? allocColumn('u32', nBuckets * 2 * V) : allocColumn('u16', nBuckets * 2 * V);
@@ -244,6 +208,52 @@ export function buildCountIndex(catalog: Catalog, e: EngineCatalog, c: FinanceCo
     bits: bits.column, rawAt: rawAt.column, rawBits: rawBits.column, govPart: govPart.column, partSize: partSize.column, nParts, y0, nYears,
     bucketAt: bucketAt.column, counts: counts.column, bucketStart: bucketStart.column, groupsByBucket: groupsByBucket.column, nBuckets, buildMs: performance.now() - t0,
   };
+}
+
+/** Partitions: the registry's (state, type) pairs, each government's, and their sizes. */
+function partitionsOf(catalog: Catalog, nGov: number) {
+  const partOf = new Map<string, number>();
+  const govPart = allocColumn('u16', nGov);
+  const sizes: number[] = [];
+  catalog.governments.forEach((g, gid) => {
+    const key = `${g.fips_state}|${g.type}`;
+    let p = partOf.get(key);
+    if (p === undefined) { partOf.set(key, (p = sizes.length)); sizes.push(0); }
+    govPart.view[gid] = p;
+    sizes[p]!++;
+  });
+  const nParts = sizes.length;
+  const partSize = allocColumn('u32', nParts);
+  partSize.view.set(sizes);
+  return { govPart, partSize, sizes, nParts };
+}
+
+/** Buckets: (year, partition, in lifespan or not), each group's, and the groups listed bucket by bucket. */
+function bucketsOf(e: EngineCatalog, gm: Int32Array, start: Uint32Array, nGov: number, govPart: Uint16Array, nParts: number) {
+  const nGroups = start[nGov]!;
+  let y0 = Infinity, y1 = -Infinity;
+  for (let k = 0; k < nGroups; k++) { const y = gm[4 * k + 3]! >>> 16; if (y < y0) y0 = y; if (y > y1) y1 = y; }
+  const nYears = nGroups > 0 ? y1 - y0 + 1 : 0;
+  if (nGroups === 0) y0 = 0;
+  const bucketAt = allocColumn('i32', nYears * nParts * 2);
+  bucketAt.view.fill(-1);
+  const groupBucket = new Int32Array(nGroups);
+  let nBuckets = 0;
+  for (let gov = 0; gov < nGov; gov++) {
+    const part = govPart[gov]!;
+    for (let k = start[gov]!, end = start[gov + 1]!; k < end; k++) {
+      const year = gm[4 * k + 3]! >>> 16;
+      const at = ((year - y0) * nParts + part) * 2 + (inLifespan(e, gov, year) ? 0 : 1);
+      if (bucketAt.view[at]! < 0) bucketAt.view[at] = nBuckets++;
+      groupBucket[k] = bucketAt.view[at]!;
+    }
+  }
+  const bucketStart = allocColumn('i32', nBuckets + 1), groupsByBucket = allocColumn('i32', nGroups);
+  for (let k = 0; k < nGroups; k++) bucketStart.view[groupBucket[k]! + 1]!++;
+  for (let id = 0; id < nBuckets; id++) bucketStart.view[id + 1]! += bucketStart.view[id]!;
+  const fillAt = bucketStart.view.slice(0, nBuckets);
+  for (let k = 0; k < nGroups; k++) groupsByBucket.view[fillAt[groupBucket[k]!]!++] = k;
+  return { y0, nYears, bucketAt, groupBucket, nBuckets, bucketStart, groupsByBucket };
 }
 
 /**

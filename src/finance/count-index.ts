@@ -27,7 +27,6 @@
 
 import { viewOf } from '../corpus/shared.js';
 import type { FinanceColumns } from './columns.js';
-import type { FinanceCtx } from './context.js';
 import { countLayout, EXP, REV, type CountIndexData, type CountLayout } from './count-index-build.js';
 import type { EngineCatalog } from './engine-catalog.js';
 import { countable, inLifespan, type MoneyCount, type MoneyPlan } from './plan.js';
@@ -102,8 +101,8 @@ interface Ask {
   every: boolean;
 }
 
-/** The plan's count from the index, or undefined when the index cannot answer this plan's shape. */
-export function indexedCount(ctx: FinanceCtx, plan: MoneyPlan): MoneyCount | undefined {
+/** The plan's count from the index (the finance context's), or undefined when the index cannot answer this plan's shape. */
+export function indexedCount(ctx: { countIndex?: CountIndex | undefined }, plan: MoneyPlan): MoneyCount | undefined {
   const ix = ctx.countIndex;
   if (ix === undefined) return undefined;
   const ask = askOf(ix.L, plan);

@@ -3,6 +3,7 @@
 // data and typed arrays; nothing here knows of HTTP or parameters.
 
 import type { PageLease } from '../bytes/page-arena.js';
+import type { PageCodingSpec } from '../bytes/page-coder.js';
 import type { PageFormat } from '../formats/registry.js';
 import type { MoneyRoute, MoneyTableOptions } from './money-table.js';
 import type { MoneyCount, MoneyPlan, MoneyResult, PackedMoneyRows } from './plan.js';
@@ -53,14 +54,21 @@ export interface MoneyPageArgs {
   format: PageFormat;
   /** Key-value metadata of an Arrow or Parquet page (its provenance); ignored for CSV. */
   metadata: [string, string][];
+  /** The content coding the page is written in (coded by the worker as it writes it), or none: its plain bytes. */
+  coding?: PageCodingSpec;
 }
 export interface MoneyPageResult {
   /** The plan's row count (only up to the page's end when plan.stopAtPage). */
   total: number;
   /** The query's count and coverage when the job walked it whole (not plan.stopAtPage), else null. */
   count: MoneyCount | null;
-  /** The page's bytes: the first `length` of the leased slot when inSlot, else bytes. */
+  /**
+   * The page's bytes (in its coding): the first `length` of the leased slot when inSlot, else all of them in
+   * bytes (a page that outgrew its slot, whose first bytes the slot holds too, as they were published).
+   */
   inSlot: boolean;
   length: number;
   bytes: Uint8Array | null;
+  /** The lease was given up before the page was written whole: there is no page (nobody is left to read it). */
+  cut: boolean;
 }

@@ -4,9 +4,11 @@
 // parts' rows concatenate in order, and their summaries merge by the
 // summary's own per-field rules (mergeSummaries, beside SummaryAcc).
 
-import { chunksOf } from '../bytes/csv-writer.js';
+import type { PageCodingSpec } from '../bytes/page-coder.js';
 import { BusyError } from '../domain-errors.js';
 import type { FinanceCtx } from './context.js';
+import { indexedCount } from './count-index.js';
+import { slotStream } from './page-stream.js';
 import type { PageFormat } from './job-io.js';
 import { tableOptions, type MoneyRoute, type TableParams } from './money-table.js';
 import { countable, countOfSummary, fastPath, rowsOf, type MoneyCount, type MoneyPlan, type MoneyResult, type MoneyRows } from './plan.js';
@@ -25,23 +27,28 @@ export async function moneyJob(ctx: FinanceCtx, plan: MoneyPlan, signal?: AbortS
 export interface BulkPage {
   /** The query's count and coverage (MoneyCount): X-Total-Count and X-Units-*. */
   count: MoneyCount;
-  /** Pulls the page's bytes in chunks. */
-  next: () => Uint8Array | null;
+  /** Pulls the page's bytes in chunks, as its worker writes them (page-stream.ts). */
+  next: () => Uint8Array | null | Promise<Uint8Array | null>;
   /** Gives the page's slot back; called once the page is streamed or abandoned. */
   release: () => void;
 }
 
 /**
  * A flat query's page (CSV, Arrow or Parquet), written by a worker into a page slot (workers/finance/money-page.ts) that the
- * thread serving the request only streams from. A slot is held for the stream's whole life, so the slots
- * are the cap on concurrent CSV streams and the only memory they hold: with every slot held, the pull is a
- * 503 with Retry-After at once, before any job runs (issue 23: slow readers had pushed RSS past 2 GB when
- * pages without a slot were formatted on the thread). When the query's total is not known yet and the plan
- * can stop at its page's end, a count runs beside the page job (countRows); otherwise the page job walks
- * the whole query and counts it.
+ * thread serving the request only streams from, as it is written (page-stream.ts): a CSV page's first rows go
+ * to the client while the worker writes the rest, coded by the worker when `coding` is given. A slot is held for
+ * the stream's whole life, so the slots are the cap on concurrent CSV streams and the only memory they hold:
+ * with every slot held, the pull is a 503 with Retry-After at once, before any job runs (issue 23: slow readers
+ * had pushed RSS past 2 GB when pages without a slot were formatted on the thread).
+ *
+ * The headers need the query's count: the memo's (known), the counts kept at load (count-index.ts), or, when
+ * neither has it, a count job beside the page job when the plan can stop at its page's end (countMoney);
+ * otherwise the page job walks the whole query and counts it, and the page is whole before its first byte.
+ * Resolves once the count is known and the worker has published the page's first bytes; a job failing before
+ * that is the request's error (4xx, 503), after it the stream's, which cuts the connection.
  */
 export async function runMoneyPage(
-  ctx: FinanceCtx, plan: MoneyPlan, route: MoneyRoute, params: TableParams, page: { format: PageFormat; metadata: [string, string][] },
+  ctx: FinanceCtx, plan: MoneyPlan, route: MoneyRoute, params: TableParams, page: { format: PageFormat; metadata: [string, string][]; coding?: PageCodingSpec },
   known: MoneyCount | undefined, signal: AbortSignal,
 ): Promise<BulkPage> {
   const lease = ctx.pages.acquire();
@@ -50,24 +57,35 @@ export async function runMoneyPage(
   }
   const release = (): void => ctx.pages.release(lease);
   const early = fastPath(plan);
-  // Either job failing cancels the other: neither's work is of use alone.
-  const sibling = new AbortController();
-  const both = AbortSignal.any([signal, sibling.signal]);
+  // Until the stream starts, the request's end (its client left, its time budget spent) cancels the jobs, ending
+  // their worker; after, giving the lease up stops the page's writer between pieces, and the worker lives on.
+  // Either job failing cancels the other too: neither's work is of use alone.
+  const cancel = new AbortController();
+  const onAbort = (): void => cancel.abort(signal.reason);
+  if (signal.aborted) onAbort(); else signal.addEventListener('abort', onAbort, { once: true });
   const job = ctx.pool.run('moneyPage', {
-    plan: { ...plan, stopAtPage: early }, route, table: tableOptions(params), lease: { slot: lease.slot, token: lease.token }, ...page,
-  }, both);
-  const count = known === undefined && early ? countMoney(ctx, plan, both) : undefined;
+    plan: { ...plan, stopAtPage: early }, route, table: tableOptions(params), lease: { slot: lease.slot, token: lease.token },
+    format: page.format, metadata: page.metadata, ...(page.coding !== undefined ? { coding: page.coding } : {}),
+  }, cancel.signal);
+  // Observed here until the stream starts (a failure while the count is awaited is still the request's), by the stream after.
+  const failed: { err?: unknown; yes?: true } = {};
+  job.catch((err: unknown) => { failed.err = err; failed.yes = true; });
+  const indexed = known ?? indexedCount(ctx, plan);
+  const count = indexed === undefined && early ? countMoney(ctx, plan, cancel.signal) : undefined;
   try {
-    const [p, c] = await Promise.all([job, count]);
-    // A page job that stopped at its page's end counted only so far; then the count job (or the memo) has it.
-    const total = known ?? c ?? p.count!;
-    // A page larger than its slot comes back as bytes; its stream still holds the slot, so streams stay capped.
-    return { count: total, next: chunksOf(p.inSlot ? ctx.pages.view(lease.slot, p.length) : p.bytes!), release };
+    // A page job that stops at its page's end leaves the count to the memo, the index or the count job; one that walks the query counts it.
+    const first = indexed !== undefined || early ? Promise.race([ctx.pages.moreWritten(lease, 0), job]) : job;
+    const [, c] = await Promise.all([first, count]);
+    if (failed.yes) throw failed.err;
+    const total = indexed ?? c ?? (await job).count!;
+    return { count: total, next: slotStream(ctx.pages, lease, job), release };
   } catch (err) {
-    sibling.abort();
+    cancel.abort();
     // The page job may still be writing the slot: the arena frees it once the writer is done or its thread gone.
     release();
     throw err;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
   }
 }
 

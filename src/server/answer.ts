@@ -2,6 +2,8 @@
 // out at once; a stream is pulled chunk by chunk as the client reads, and its
 // done hook runs once, however it ends.
 
+import type { Coding } from './encoding.js';
+
 export type Answer =
   | {
       kind: 'bytes';
@@ -28,6 +30,8 @@ export type Answer =
        * chunks adding up to exactly this many bytes (a stream that ends short or runs over is cut).
        */
       length?: number;
+      /** Its chunks are in this content coding already (coded where they were written): compress.ts only says so. */
+      encoded?: Coding;
     }
   /** Nothing to write: the client left (or the time budget answered) before the answer was rendered. */
   | { kind: 'none' };

@@ -2,10 +2,14 @@
 // out. It is the last stage of the pipeline and reads nothing but the answer:
 // a body is compressed at once; a stream is compressed chunk by chunk as the
 // client pulls it, so a slow reader holds one chunk and the compressor's
-// state, never the whole answer, and a client that leaves frees both.
+// state, never the whole answer, and a client that leaves frees both. A
+// bulk page is coded where it is written instead, by its worker (issue 32:
+// codingAtSource chooses; src/bytes/page-coder.ts codes): its stream comes
+// here coded already (encoded) and passes through with its Content-Encoding.
 
 import type { Answer } from './answer.js';
-import { CODINGS, type Encoding } from './encoding.js';
+import { CODINGS, LEVELS, brotliParams, type Encoding } from './encoding.js';
+import { PAGE_CODER_READY, type PageCodingSpec } from '../bytes/page-coder.js';
 import { FORMAT_IDS, FORMATS } from './formats.js';
 
 /** Bodies smaller than this go as they are: a packet or two either way, and compressing costs more than it saves. */
@@ -27,6 +31,18 @@ export const compressible = (contentType: string): boolean =>
 
 type Stream = Extract<Answer, { kind: 'stream' }>;
 
+/**
+ * The coding a stream of this media type is written in where it is made (a bulk page, by its worker as it
+ * writes it: src/bytes/page-coder.ts), with the stream level's options; undefined when it goes identity or
+ * in a coding the workers do not write (zstd), which the encode stage then applies here as before.
+ */
+export function codingAtSource(enc: Encoding, contentType: string): PageCodingSpec | undefined {
+  if (!PAGE_CODER_READY || !compressible(contentType)) return undefined;
+  if (enc === 'gzip') return { coding: 'gzip', options: { level: LEVELS.gzip.stream } };
+  if (enc === 'br') return { coding: 'br', options: { params: brotliParams(LEVELS.br.stream, 0) } };
+  return undefined;
+}
+
 /** This thread's compression so far, and its compressors open now (each holds zlib's native state until its stream ends). */
 const counts = { open_compressors: 0, streams_compressed: 0, bodies_compressed: 0 };
 export const compressionStats = (): typeof counts => ({ ...counts });
@@ -43,6 +59,8 @@ export function encodeAnswer(answer: Answer, enc: Encoding): Answer | Promise<An
 export const encodeNow = (answer: Answer, enc: Encoding): Answer => encoded(answer, enc, Infinity) as Answer;
 
 function encoded(answer: Answer, enc: Encoding, offThreadBytes: number): Answer | Promise<Answer> {
+  // Coded where it was written (a bulk page, by its worker, in the request's coding): passed through untouched.
+  if (answer.kind === 'stream' && answer.encoded !== undefined) return { ...answer, headers: { ...answer.headers, 'Content-Encoding': answer.encoded } };
   if (enc === 'identity' || answer.kind === 'none' || !compressible(answer.contentType)) return answer;
   if (answer.status === 204 || answer.status === 304) return answer;
   const coding = CODINGS[enc]!;

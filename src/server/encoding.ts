@@ -33,7 +33,7 @@ export const LEVELS = {
 } as const satisfies Record<Coding, { body: number; stream: number }>;
 
 const C = zlib.constants;
-const brotliParams = (quality: number, sizeHint: number): Record<number, number> => ({
+export const brotliParams = (quality: number, sizeHint: number): Record<number, number> => ({
   [C.BROTLI_PARAM_QUALITY]: quality,
   [C.BROTLI_PARAM_MODE]: C.BROTLI_MODE_TEXT,
   ...(sizeHint > 0 ? { [C.BROTLI_PARAM_SIZE_HINT]: sizeHint } : {}),

@@ -224,9 +224,9 @@ function acceptedFormat<Ctx>(spec: RouteSpec<Ctx>, query: Map<string, string>, a
 }
 
 /** The handle stage: the route's handler, with its typed parameters. */
-function handle<Ctx>(service: Service<Ctx>, spec: RouteSpec<Ctx>, params: unknown, req: Incoming, url: string, ex: Exchange): Reply | Promise<Reply> {
+function handle<Ctx>(service: Service<Ctx>, spec: RouteSpec<Ctx>, params: unknown, req: Incoming, url: string, ex: Exchange, enc: Encoding): Reply | Promise<Reply> {
   // A domain error it throws or rejects with (a busy pool) becomes the catalog's in the error stage (toApiError), at no cost to an answer.
-  return spec.handle({ params, ctx: service.ctx, host: req.host, url, head: req.method === 'head', range: req.range, ifRange: req.ifRange, ifNoneMatch: req.ifNoneMatch, get signal() { return ex.signal(); } });
+  return spec.handle({ params, ctx: service.ctx, host: req.host, url, head: req.method === 'head', range: req.range, ifRange: req.ifRange, ifNoneMatch: req.ifNoneMatch, encoding: enc, get signal() { return ex.signal(); } });
 }
 
 /** What the routed stages know of a request as they pass it on: each stage fills in its part. */
@@ -319,7 +319,7 @@ function routed<Ctx>(line: Line<Ctx>, req: Incoming, ex: Exchange, enc: Encoding
   }
   const { service } = line, spec = f.match.route.spec;
   const rc: RenderContext = { validators: f.validators, cacheKey: f.cacheKey, cache: service.cache, gone: false, formats: spec.formats ?? JSON_ONLY };
-  const reply = handle(service, spec, f.params, req, f.url, ex);
+  const reply = handle(service, spec, f.params, req, f.url, ex, enc);
   const get = req.method === 'get';
   const stored = (coded: Answer): Answer => store(coded, rc, get);
   if (!(reply instanceof Promise)) return then(encodeAnswer(render(reply, rc), enc), stored);
@@ -335,7 +335,7 @@ function answerOperational<Ctx>(line: Line<Ctx>, op: Compiled<Ctx>, req: Incomin
   ex.route = op.index;
   const { params, url } = validate(line.service, { route: op, values: [] }, req);
   const rc: RenderContext = { validators: undefined, cacheKey: null, cache: undefined, gone: false, formats: JSON_ONLY };
-  const reply = handle(line.service, op.spec, params, req, url, ex);
+  const reply = handle(line.service, op.spec, params, req, url, ex, enc);
   if (!(reply instanceof Promise)) return encodeAnswer(render(reply, rc), enc);
   // A throw while rendering is answered too, never left unanswered.
   return reply.then((r) => encodeAnswer(render(r, rc), enc)).catch((err: unknown) => encodeAnswer(errorAnswer(err, ex, req.path), enc));

@@ -54,7 +54,7 @@ export function render(reply: Reply, rc: RenderContext): Answer {
         reply.done?.();
         throw new Error(`the route answered in ${reply.format}, which it does not declare in formats`);
       }
-      return { kind: 'stream', status, contentType: FORMATS[reply.format].mediaType, headers, next: reply.next, done: reply.done };
+      return { kind: 'stream', status, contentType: FORMATS[reply.format].mediaType, headers, next: reply.next, done: reply.done, ...(reply.encoded !== undefined ? { encoded: reply.encoded } : {}) };
     case 'file':
       return { kind: 'stream', status, contentType: reply.contentType, headers, next: reply.next, done: reply.done, length: reply.length };
   }

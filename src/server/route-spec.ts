@@ -5,6 +5,7 @@
 
 import type { Envelope } from './envelope.js';
 import type { ApiError } from './errors.js';
+import type { Coding, Encoding } from './encoding.js';
 import type { Format } from './formats.js';
 
 export type JsonSchema = Record<string, unknown>;
@@ -78,6 +79,12 @@ export interface RouteRequest<Ctx, Q = {}> {
   ifRange: string;
   /** The If-None-Match header as sent ('' when absent), for routes that answer their own validators (bulk files). */
   ifNoneMatch: string;
+  /**
+   * The content coding negotiated for the answer (the negotiate stage). A handler whose stream is coded where
+   * it is written (a bulk page, by its worker) writes it in this coding and says so (the stream's encoded);
+   * any other answer is coded by the encode stage (compress.ts).
+   */
+  encoding: Encoding;
   signal: AbortSignal;
 }
 
@@ -89,7 +96,11 @@ export type Reply =
    * done, when given, is called once the stream no longer needs next(): it
    * ended, the client left, or it was never started.
    */
-  | { kind: 'stream'; format: Format; next: () => Uint8Array | null; done?: () => void; status?: number; headers?: Record<string, string> }
+  | {
+    kind: 'stream'; format: Format; next: () => Uint8Array | null | Promise<Uint8Array | null>; done?: () => void; status?: number; headers?: Record<string, string>;
+    /** Its chunks are in this content coding already (the request's encoding): the encode stage passes them through. */
+    encoded?: Coding;
+  }
   /**
    * A file (or a byte range of one) of its own media type, not rows in a format of the route: pulled in
    * chunks like a stream, its known length sent as Content-Length (the stream Answer's length).

@@ -3,10 +3,17 @@
 // most of a bulk pull's work: here it runs on the pool, beside the
 // aggregation, and the page's bytes go into a slot of shared memory leased
 // for it that the thread serving the request streams from
-// (src/bytes/page-arena.ts); a page too large for its slot, or one whose
-// lease was given up meanwhile, comes back in a buffer moved across.
+// (src/bytes/page-arena.ts). A CSV page is written a piece at a time and each
+// piece published as it is written, so the stream sends the page's first
+// rows while the worker writes the rest (issue 32); in a coding (gzip, br)
+// it is coded here as it is written (src/bytes/slot-writer.ts). Arrow and
+// Parquet are built whole by their libraries, then put in the slot. A page
+// too large for its slot comes back whole in a buffer moved across; one
+// whose lease was given up (its client left) is not written, or stops.
 
 import { claimSlot, unclaimSlot, type PageSlots } from '../../src/bytes/page-arena.js';
+import { csvPieces } from '../../src/bytes/csv-writer.js';
+import { SlotWriter } from '../../src/bytes/slot-writer.js';
 import type { MoneyPageArgs, MoneyPageResult } from '../../src/finance/job-io.js';
 import { pageFormat } from '../../src/formats/registry.js';
 import { moneyTable } from '../../src/finance/money-table.js';
@@ -20,26 +27,30 @@ export function moneyPage(c: FinanceView, t: TableCtx, pages: PageSlots, writer:
   const res = money(c, t.engine, a.plan);
   const table = moneyTable(t, a.route, a.table, res);
   const f = pageFormat(a.format);
-  // A page its library builds whole (Arrow, Parquet) is built first, then copied into the slot when it fits (a memcpy of 1-3 MB).
-  const built = f.inPlace ? null : f.write(table, a.metadata, 0);
-  // Claimed only now, for the writing alone: a lease the thread serving the request gave up meanwhile is not touched.
-  const into = claimSlot(pages, a.lease, writer);
-  let bytes: Uint8Array;
-  try {
-    if (built === null) {
-      // Without the slot, a fresh buffer sized for money rows without per-capita columns (85-110 bytes).
-      bytes = f.write(table, a.metadata, into ?? 4096 + 120 * table.n);
-    } else if (into !== null && built.byteLength <= into.byteLength) {
-      into.set(built);
-      bytes = into.subarray(0, built.byteLength);
-    } else bytes = built;
-  } finally {
-    if (into !== null) unclaimSlot(pages, a.lease, writer);
-  }
-  // A page too large for the slot grew out of it into a buffer of its own.
-  const inSlot = into !== null && bytes.buffer === into.buffer;
+  // A page its library builds whole (Arrow, Parquet) is built first, then put into the slot (a memcpy of 1-3 MB, or coded).
+  const built = a.format === 'csv' ? null : f.write(table, a.metadata, 0);
   const count = a.plan.stopAtPage ? null : countOfSummary(t.engine, a.plan.years, res.total, res.summary);
-  return { total: res.total, count, inSlot, length: bytes.length, bytes: inSlot ? null : ownBuffer(bytes) };
+  // Claimed only now, for the writing alone: a lease the thread serving the request gave up meanwhile is not touched, nor the page written.
+  const into = claimSlot(pages, a.lease, writer);
+  if (into === null) return { total: res.total, count, inSlot: false, length: 0, bytes: null, cut: true };
+  const out = new SlotWriter(pages, a.lease, into, a.coding);
+  let page;
+  try {
+    if (built !== null) out.whole(built);
+    else {
+      const write = csvPieces(table);
+      // A piece, then its publication; stopped early when the lease is given up (end() then says cut).
+      for (let ended = false; !ended;) {
+        ended = write(out.w, out.until);
+        if (!out.piece()) break;
+      }
+    }
+    page = out.end();
+  } finally {
+    out.close();
+    unclaimSlot(pages, a.lease, writer);
+  }
+  return { total: res.total, count, ...page, bytes: page.bytes === null ? null : ownBuffer(page.bytes) };
 }
 
 /** A view that is all of its buffer, so moving the buffer moves nothing else (parquet-wasm's bytes are a copy out of wasm memory already). */

@@ -2,7 +2,12 @@
 // sends a job that throws, kills its worker thread, or blocks it, so a test
 // can watch the 500 envelope, the pool replace the worker, and a cancelled
 // job end; GET /__faults__/streams says what the stream pumps wrote, so a
-// test can watch a pump stop while its client does not read. Registered only when
+// test can watch a pump stop while its client does not read; GET
+// /__faults__/pages says what the page writers hold (coders open, slots being
+// written) and, with hold=true, keeps every writer between its pieces until
+// hold=false, and with fail=true makes them throw at their next piece, so a
+// test can watch a page stream before its page is whole, a client leave while
+// its page is being written, and a page fail after its first bytes went. Registered only when
 // CIVICSTREAM_FAULTS=1; start-up refuses that combination with NODE_ENV=production.
 
 import { boolParam, enumParam } from '../../server/params.js';
@@ -31,5 +36,20 @@ export const streamsRoute: RouteSpec<FinanceCtx> = defineRoute<FinanceCtx>()({
   handle: () => envelopeReply(ok([{ open_streams: openStreams(), stream_bytes_written: streamBytesWritten() }], { total: 1 })),
 });
 
+export const pagesRoute: RouteSpec<FinanceCtx> = defineRoute<FinanceCtx>()({
+  id: 'test_pages', path: '/__faults__/pages', tags: ['test-only'], produces: 'envelope',
+  summary: 'Test-only: the page writers', description: 'Present only when CIVICSTREAM_FAULTS=1 (never in production). This thread\'s page slots: the coders its workers hold open, the pages whose writers stopped when their lease was given up, the slots being written and free; hold=true keeps every page writer between its pieces until hold=false; fail=true makes them throw at their next piece until fail=false.',
+  query: {
+    hold: boolParam({ description: 'Set (true) or lift (false) the hold on page writers; absent: leave it.' }),
+    fail: boolParam({ description: 'Set (true) or lift (false) the fault of page writers; absent: leave it.' }),
+  },
+  handle: (req) => {
+    const pages = req.ctx.pages;
+    if (req.params.hold !== undefined) pages.hold(req.params.hold);
+    if (req.params.fail !== undefined) pages.failWriters(req.params.fail);
+    return envelopeReply(ok([{ coders_open: pages.openCoders, pages_cut: pages.pagesCut, slots_writing: pages.slotsWriting, slots_free: pages.available, slots_total: pages.total }], { total: 1 }));
+  },
+});
+
 /** The routes to serve: the table, plus the test hooks when the configuration asks for them. */
-export const withFaultHook = (routes: RouteSpec<FinanceCtx>[], enabled: boolean): RouteSpec<FinanceCtx>[] => (enabled ? [...routes, faultRoute, streamsRoute] : routes);
+export const withFaultHook = (routes: RouteSpec<FinanceCtx>[], enabled: boolean): RouteSpec<FinanceCtx>[] => (enabled ? [...routes, faultRoute, streamsRoute, pagesRoute] : routes);

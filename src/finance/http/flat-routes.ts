@@ -25,6 +25,8 @@ import { isPageFormat, pageHeaders, pageMetadata, queryProvenance } from './page
 import { cohortCoverage, coverageMeta, unitsHeaders } from '../coverage.js';
 import { countOfSummary, type MoneyCount } from '../plan.js';
 import { STATE_BY_FIPS } from '../../geo/states.js';
+import { codingAtSource } from '../../server/compress.js';
+import { indexedCount } from '../count-index.js';
 
 type Route = RouteSpec<FinanceCtx>;
 const route = defineRoute<FinanceCtx>();
@@ -129,14 +131,16 @@ function flatHandler(route: MoneyRoute) {
       });
       // HEAD sends the headers only: the total, counted (or remembered), never a page written.
       if (req.head) {
-        const count = known ?? (await countMoney(ctx, plan, req.signal));
+        const count = known ?? indexedCount(ctx, plan) ?? (await countMoney(ctx, plan, req.signal));
         if (known === undefined) rememberCount(ctx.counts, key, count);
         return { kind: 'stream', format, headers: headers(count), next: () => null };
       }
       const metadata = FORMATS[format].carriesMeta ? pageMetadata(queryProvenance(ctx, route, req.url, params)) : [];
-      const page = await runMoneyPage(ctx, plan, route, params, { format, metadata }, known, req.signal);
+      // A page worth compressing, in a coding the workers write (gzip, br), is coded by its worker as it is written: never on this thread.
+      const coding = codingAtSource(req.encoding, FORMATS[format].mediaType);
+      const page = await runMoneyPage(ctx, plan, route, params, { format, metadata, coding }, known, req.signal);
       if (known === undefined) rememberCount(ctx.counts, key, page.count);
-      return { kind: 'stream', format, headers: headers(page.count), next: page.next, done: page.release };
+      return { kind: 'stream', format, headers: headers(page.count), next: page.next, done: page.release, ...(coding !== undefined ? { encoded: coding.coding } : {}) };
     }
     const res = await runMoney(ctx, plan, req.signal);
     const found = list ? list.found.filter((id) => match(ctx.catalog.govId.get(id)!)) : [];
