@@ -4,18 +4,21 @@
 // served is a prebuilt one beside the mirror (<FINANCE_DATA>/bulk/) when its
 // index names this manifest and every file matches its sha256; else the
 // server's cache set for this manifest, whose files already built are checked
-// and kept, and the rest built, newest year first, one (year, table) at a
-// time, each page only once the pool has no job waiting (or after a second),
-// so a build takes the pool's idle turns and never starves requests.
+// and kept, and the rest built on the pool (bulk-build.ts), newest year
+// first, a (year, table) a job, as many at once as the pool has workers,
+// each started only once no job waits for the pool and a worker is free (or
+// after a second), so a build takes the pool's idle turns and never starves
+// requests.
 
 import { mkdirSync } from 'node:fs';
 import { BroadcastChannel } from 'node:worker_threads';
 import type { Config } from '../../config.js';
+import { BusyError } from '../../domain-errors.js';
 import type { Service } from '../../server/service.js';
 import type { FinanceCtx } from '../context.js';
 import { buildTable, BuildStopped, type BuildOptions } from './bulk-build.js';
 import { bulkOf, type BulkSet, type BulkState } from '../bulk-set.js';
-import { cacheDirs, checkFile, prebuiltDir, privateDir, readIndex, removeOtherSets, removeStaleTemps, untrustedDir, writeIndex, type BulkFile } from '../bulk-store.js';
+import { cacheDirs, checkFile, prebuiltDir, privateDir, readIndex, removeOtherSets, removeStaleTemps, untrustedDir, writeIndex, type BulkFile, type BulkTable } from '../bulk-store.js';
 import { financeService } from './service.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -44,7 +47,7 @@ export function startBulkFiles(ctx: FinanceCtx, config: Config): void {
   post();
   const service: Service<FinanceCtx> = { ...financeService(ctx, config), cache: undefined, timeoutMs: undefined, accessLog: false };
   const t0 = performance.now();
-  serveOrBuild(set, service, config.financeData, config.bulkBuild, { beforePage: () => idlePool(ctx) })
+  serveOrBuild(set, service, config.financeData, config.bulkBuild, { beforeTable: () => idlePool(ctx) })
     .then((how) => log('info', { ...how, ...set.counts(), ms: Math.round(performance.now() - t0) }))
     .catch((err: unknown) => {
       if (err instanceof BuildStopped) return;
@@ -52,9 +55,9 @@ export function startBulkFiles(ctx: FinanceCtx, config: Config): void {
     });
 }
 
-/** Until no job runs or waits on the pool, for a second at most: a page of the build goes in the pool's idle turns. */
+/** Until no job waits for the pool and a worker is free, for a second at most: a table of the build goes in the pool's idle turns. */
 async function idlePool(ctx: FinanceCtx): Promise<void> {
-  for (let t = 0; t < 100 && ctx.pool.load > 0; t++) await sleep(10);
+  for (let t = 0; t < 100 && (ctx.pool.waiting > 0 || ctx.pool.load >= ctx.workers); t++) await sleep(10);
 }
 
 /** Serves the prebuilt set when it is whole, else the cache set, building what it lacks (when build is true). */
@@ -120,23 +123,33 @@ async function cacheSet(set: BulkSet, dirs: string[], make: boolean): Promise<st
   return null;
 }
 
-/** Builds each (year, table) not ready, newest first, one at a time; the index is rewritten after each, so a restart resumes. */
+/**
+ * Builds each (year, table) not ready, newest first, as many at once as the pool has workers; the index is
+ * rewritten after each, so a restart resumes.
+ */
 export async function buildMissing(set: BulkSet, service: Service<FinanceCtx>, dir: string, o: BuildOptions): Promise<void> {
   removeStaleTemps(dir);
-  for (const { year, table } of set.missing()) {
-    for (let tries = 1; ; tries++) {
-      try {
-        for (const f of await buildTable(service, dir, year, table, o)) set.ready(dir, f);
-        writeIndex(dir, set.digest, set.readyFiles);
-        break;
-      } catch (err) {
-        if (err instanceof BuildStopped) throw err;
-        // The pool was full (503): the requests come first; this table is tried again a second later.
-        if ((err as { status?: number }).status === 503 && tries < BUSY_TRIES) { await sleep(1000); continue; }
-        log('warn', { year, table, error: err instanceof Error ? err.message : String(err), action: 'listed as failed' });
-        set.notBuilt(year, table, 'failed');
-        break;
-      }
+  const todo = set.missing();
+  const builder = async (): Promise<void> => {
+    for (let next = todo.shift(); next !== undefined; next = todo.shift()) await buildOne(set, service, dir, next, o);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(service.ctx.workers, todo.length)) }, builder));
+}
+
+/** One (year, table), tried again while the pool refuses it (503); listed as failed on any other error. */
+async function buildOne(set: BulkSet, service: Service<FinanceCtx>, dir: string, { year, table }: { year: number; table: BulkTable }, o: BuildOptions): Promise<void> {
+  for (let tries = 1; ; tries++) {
+    try {
+      for (const f of await buildTable(service, dir, year, table, o)) set.ready(dir, f);
+      writeIndex(dir, set.digest, set.readyFiles);
+      return;
+    } catch (err) {
+      if (err instanceof BuildStopped) throw err;
+      // The pool was full (503): the requests come first; this table is tried again a second later.
+      if (err instanceof BusyError && tries < BUSY_TRIES) { await sleep(1000); continue; }
+      log('warn', { year, table, error: err instanceof Error ? err.message : String(err), action: 'listed as failed' });
+      set.notBuilt(year, table, 'failed');
+      return;
     }
   }
 }

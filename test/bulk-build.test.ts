@@ -1,0 +1,79 @@
+// The bulk files built on the pool (issue 32) against the build they
+// replace: for a year of each table, the worker's .csv.gz decompresses to
+// exactly the bytes of the flat route's CSV pages walked by Link (one header
+// line), and its .parquet has the schema, column types and rows, in order,
+// that parsing those pages back wrote (test/helpers/bulk-reference.ts).
+// Types are read by parquet-wasm into Arrow and by DuckDB's parquet_schema;
+// rows by DuckDB, row by row.
+
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { tableFromIPC } from 'apache-arrow';
+import { readParquet } from 'parquet-wasm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readConfig } from '../dist/src/config.js';
+import { financeService, loadFinance } from '../dist/src/finance/http/service.js';
+import { buildTable } from '../dist/src/finance/http/bulk-build.js';
+import { referenceBuild } from './helpers/bulk-reference.js';
+import { query } from './helpers/duckdb.js';
+import { ROOT } from './helpers/server.js';
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'civicstream-bulk-build-'));
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+let ctx: any, service: any;
+
+beforeAll(async () => {
+  const config = readConfig({ ...process.env, FINANCE_DATA: path.join(ROOT, 'fixtures/finance/v6'), WORKERS: '2' });
+  ctx = await loadFinance(config);
+  service = { ...financeService(ctx, config), cache: undefined, timeoutMs: undefined, accessLog: false };
+}, 60_000);
+
+afterAll(async () => {
+  await ctx?.pool.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+/** The Arrow schema parquet-wasm reads from a Parquet file: each field's name, type and nullability. */
+function arrowSchema(file: string): string[] {
+  const t = tableFromIPC(readParquet(new Uint8Array(readFileSync(file))).intoIPCStream());
+  return t.schema.fields.map((f) => `${f.name}:${String(f.type)}:${f.nullable}`);
+}
+
+const parquetSchema = (file: string): Promise<Record<string, unknown>[]> =>
+  query(`SELECT name, type, repetition_type, logical_type, converted_type FROM parquet_schema('${file}')`);
+const parquetRows = (file: string): Promise<Record<string, unknown>[]> => query(`SELECT * FROM read_parquet('${file}')`);
+
+describe('a year built on the pool', () => {
+  for (const table of ['spending', 'revenue'] as const) {
+    for (const which of ['latest', 'earliest'] as const) {
+      it(`${table}, ${which} year: the same CSV bytes, and the same Parquet schema, types and rows, as the walk over the CSV pages`, async () => {
+        const years: number[] = ctx.catalog.years;
+        const year = which === 'latest' ? Math.max(...years) : Math.min(...years);
+        const dir = mkdtempSync(path.join(tmp, `${table}-${year}-`));
+        const files = await buildTable(service, dir, year, table);
+        const csv = files.find((f: { format: string }) => f.format === 'csv.gz'), pq = files.find((f: { format: string }) => f.format === 'parquet');
+        // Only the two sealed files are left: no temp file.
+        expect(readdirSync(dir).sort()).toEqual([csv.name, pq.name].sort());
+
+        const refCsv = path.join(tmp, `ref-${table}-${year}.csv.gz`), refPq = path.join(tmp, `ref-${table}-${year}.parquet`);
+        const ref = await referenceBuild(service, year, table, refCsv, refPq);
+        expect(ref.csvRows).toBeGreaterThan(0);
+        expect([csv.rows, pq.rows]).toEqual([ref.csvRows, ref.parquetRows]);
+
+        const got = gunzipSync(readFileSync(path.join(dir, csv.name))), want = gunzipSync(readFileSync(refCsv));
+        expect(got.length).toBe(want.length);
+        expect(got.equals(want)).toBe(true);
+
+        const file = path.join(dir, pq.name);
+        expect(arrowSchema(file)).toEqual(arrowSchema(refPq));
+        expect(await parquetSchema(file)).toEqual(await parquetSchema(refPq));
+        const [a, b] = [await parquetRows(file), await parquetRows(refPq)];
+        expect(a.length).toBe(ref.parquetRows);
+        for (let i = 0; i < b.length; i++) if (JSON.stringify(a[i]) !== JSON.stringify(b[i])) expect({ row: i, ...a[i] }).toEqual({ row: i, ...b[i] });
+        expect(a).toEqual(b);
+      }, 120_000);
+    }
+  }
+});
