@@ -15,7 +15,8 @@ import { readParquet } from 'parquet-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../dist/src/config.js';
 import { financeService, loadFinance } from '../dist/src/finance/http/service.js';
-import { buildTable } from '../dist/src/finance/http/bulk-build.js';
+import { BuildStopped, buildTable } from '../dist/src/finance/http/bulk-build.js';
+import { drain } from '../dist/src/server/lifecycle.js';
 import { referenceBuild } from './helpers/bulk-reference.js';
 import { query } from './helpers/duckdb.js';
 import { ROOT } from './helpers/server.js';
@@ -76,4 +77,22 @@ describe('a year built on the pool', () => {
       }, 120_000);
     }
   }
+});
+
+// Last: a drain cannot be undone in this process.
+describe('a build when the server drains', () => {
+  it('stops the job under way and leaves no temp file behind', async () => {
+    const dir = mkdtempSync(path.join(tmp, 'drain-'));
+    const year = Math.max(...(ctx.catalog.years as number[]));
+    const build = buildTable(service, dir, year, 'spending');
+    // Once the job has begun writing its temp files.
+    for (let t = 0; t < 200 && readdirSync(dir).length === 0; t++) await new Promise((r) => setTimeout(r, 10));
+    expect(readdirSync(dir).some((f) => f.endsWith('.tmp'))).toBe(true);
+    await drain(0);
+    await expect(build).rejects.toBeInstanceOf(BuildStopped);
+    expect(readdirSync(dir)).toEqual([]);
+    // The next table is not started at all.
+    await expect(buildTable(service, dir, year, 'revenue')).rejects.toBeInstanceOf(BuildStopped);
+    expect(readdirSync(dir)).toEqual([]);
+  }, 60_000);
 });
