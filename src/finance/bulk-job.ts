@@ -41,6 +41,6 @@ export interface BulkTableResult {
   rows: number;
   /** Money jobs (slices) the rows took. */
   slices: number;
-  /** Milliseconds of the job's own thread, excluding waits for the files. */
+  /** Milliseconds its thread spent computing the slices and writing their CSV bytes and batches (not gzip, the Parquet encoding or waits). */
   cpuMs: number;
 }
