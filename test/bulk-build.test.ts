@@ -17,6 +17,7 @@ import { readConfig } from '../dist/src/config.js';
 import { financeService, loadFinance } from '../dist/src/finance/http/service.js';
 import { BuildStopped, buildTable } from '../dist/src/finance/http/bulk-build.js';
 import { drain } from '../dist/src/server/lifecycle.js';
+import { newWork, takePart } from '../dist/src/finance/http/bulk-work.js';
 import { referenceBuild } from './helpers/bulk-reference.js';
 import { query } from './helpers/duckdb.js';
 import { ROOT } from './helpers/server.js';
@@ -77,6 +78,26 @@ describe('a year built on the pool', () => {
       }, 120_000);
     }
   }
+});
+
+describe('the shared work of a build', () => {
+  /** takePart on one thread's service, the pool's bulk jobs counted: each table done once, and the most at once. */
+  async function take(builders: number | undefined): Promise<{ done: number[]; most: number }> {
+    const dir = mkdtempSync(path.join(tmp, 'work-'));
+    const year = Math.max(...(ctx.catalog.years as number[]));
+    const work = newWork(dir, [{ year, table: 'revenue' }, { year: year - 1, table: 'revenue' }, { year, table: 'spending' }]);
+    let now = 0, most = 0;
+    const pool = { ...ctx.pool, run: async (...a: unknown[]) => { most = Math.max(most, ++now); try { return await ctx.pool.run(...a); } finally { now--; } } };
+    const done: number[] = [];
+    await takePart({ ...service, ctx: { ...ctx, pool } }, work, builders === undefined ? {} : { builders }, (i: number, files: unknown[] | null) => { expect(files).toHaveLength(2); done.push(i); });
+    return { done: done.sort(), most };
+  }
+
+  it('is taken a table a worker at once, each table once; a thread keeping a worker for requests (builders) takes fewer at once', async () => {
+    expect(ctx.workers).toBe(2);
+    expect(await take(undefined)).toEqual({ done: [0, 1, 2], most: 2 });
+    expect(await take(1)).toEqual({ done: [0, 1, 2], most: 1 });
+  }, 120_000);
 });
 
 // Last: a drain cannot be undone in this process.

@@ -43,6 +43,8 @@ export interface BuildOptions {
   beforeTable?: () => Promise<void>;
   /** Progress on stderr under this label (the CLI). */
   label?: string;
+  /** Tables this thread builds at once: one a worker of its pool when absent. */
+  builders?: number;
   /** Parquet compression and gzip level (the benches); zstd and 6 when absent. */
   codec?: 'zstd' | 'snappy';
   gzipLevel?: number;

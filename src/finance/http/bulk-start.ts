@@ -30,7 +30,9 @@ export function startBulkFiles(ctx: FinanceCtx, config: Config): void {
   // The channel alone must not keep a thread (or the process) alive.
   channel.unref();
   const service = (): Service<FinanceCtx> => ({ ...financeService(ctx, config), cache: undefined, timeoutMs: undefined, accessLog: false });
-  const options: BuildOptions = { beforeTable: () => idlePool(ctx) };
+  // A thread that sends its small jobs to the pool (FRONT_THREADS=1) keeps a worker out of the build for them:
+  // a table holds its worker for seconds at full scale, and they would wait behind it.
+  const options: BuildOptions = { beforeTable: () => idlePool(ctx), ...(ctx.frontThreads === 1 && ctx.workers > 1 ? { builders: ctx.workers - 1 } : {}) };
   if (!config.bulkOwner) {
     const joined = new Set<string>();
     channel.onmessage = (m: unknown) => {

@@ -46,12 +46,12 @@ function claim(work: BulkWork): number {
   return i < work.tasks.length ? i : -1;
 }
 
-/** This thread's builders (one a worker of its pool) take tables until none is left; each result goes to done. */
+/** This thread's builders (o.builders, else one a worker of its pool) take tables until none is left; each result goes to done. */
 export async function takePart(service: Service<FinanceCtx>, work: BulkWork, o: BuildOptions, done: Done): Promise<void> {
   const builder = async (): Promise<void> => {
     for (let i = claim(work); i >= 0; i = claim(work)) done(i, await buildTask(service, work.dir, work.tasks[i]!, o));
   };
-  await Promise.all(Array.from({ length: Math.max(1, service.ctx.workers) }, builder));
+  await Promise.all(Array.from({ length: Math.max(1, o.builders ?? service.ctx.workers) }, builder));
 }
 
 /** One (year, table), tried again while the pool refuses it (503); null (logged) on any other error; BuildStopped passes. */
