@@ -1,8 +1,9 @@
-// `civicstream export --format parquet` and the bulk files (bulk-build.ts):
-// the same pages as the CSV export, each parsed back into typed columns
-// (types from the route's row fields) and streamed through parquet-wasm's
-// writer, one row group a page. Parsing the API's own CSV keeps the export
-// the API's rows by construction.
+// `civicstream export --format parquet`: the same pages as the CSV export,
+// each parsed back into typed columns (types from the route's row fields,
+// columnOf, which the bulk files' worker types its columns by too) and
+// streamed through parquet-wasm's writer, which gathers the pages into row
+// groups of up to 2^20 rows. Parsing the API's own CSV keeps the export the
+// API's rows by construction.
 
 import { createWriteStream } from 'node:fs';
 import { Writable } from 'node:stream';
