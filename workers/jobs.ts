@@ -1,5 +1,6 @@
 // The job table: each job a pure, synchronous function of the shared corpus
-// and a small plan. No HTTP, no I/O. The Piscina worker entry (index.ts)
+// and a small plan. No HTTP, no I/O; but for the bulk table, which writes
+// the two files it is given (temp names) and is asynchronous for it. The Piscina worker entry (index.ts)
 // builds it from its workerData; a front thread (src/front.ts) builds the same
 // table to run the small jobs where their request arrived. The jobs' names
 // and types are declared in src/job-runner.ts, which loads nothing of here.
@@ -13,6 +14,7 @@ import { packRows } from '../src/finance/plan.js';
 import { tableCtxOf, type TableCtx, type TableNames } from '../src/finance/table-ctx.js';
 import type { BatchItem, BatchOutcome, JobTable } from '../src/job-runner.js';
 import { fault as faultJob } from './fault.js';
+import { bulkTable as bulkTableJob } from './finance/bulk-table.js';
 import * as codeYearsJob from './finance/code-years.js';
 import { attachFinance, type FinanceView } from './finance/corpus.js';
 import * as govYears from './finance/government-years.js';
@@ -41,11 +43,15 @@ export function jobTable(data: JobData, threadId: number): JobTable {
     if (!data.financeCatalog) throw new Error('finance catalog not attached to this thread');
     return data.financeCatalog;
   };
-  /** The page job with this thread's names (a TableCtx built on its first page) and page slots. */
+  /** This thread's names for writing tables (a TableCtx built on its first use). */
+  const tableCtx = (): TableCtx => {
+    if (!data.financeNames) throw new Error('finance names not attached to this thread');
+    return (table ??= tableCtxOf(needCatalog(), data.financeNames));
+  };
+  /** The page job with this thread's names and page slots. */
   const page = (a: MoneyPageArgs): MoneyPageResult => {
-    if (!data.financeNames || !data.financePages) throw new Error('finance names and page slots not attached to this thread');
-    table ??= tableCtxOf(needCatalog(), data.financeNames);
-    return moneyPageJob(needFinance(), table, data.financePages, threadId, a);
+    if (!data.financePages) throw new Error('finance page slots not attached to this thread');
+    return moneyPageJob(needFinance(), tableCtx(), data.financePages, threadId, a);
   };
   return {
     ping: () => ({ threadId }),
@@ -64,6 +70,7 @@ export function jobTable(data: JobData, threadId: number): JobTable {
     moneyCount: (plan) => countRows(needFinance(), needCatalog(), plan),
     codeYears: (a) => codeYearsJob.codeYears(needFinance(), a),
     peers: (a) => peersJob.peers(needFinance(), needCatalog(), a),
+    bulkTable: (a) => bulkTableJob(needFinance(), tableCtx(), a),
     fault: (a) => faultJob(a),
   };
 }

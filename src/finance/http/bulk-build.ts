@@ -1,73 +1,91 @@
-// Building one year of one table into its two bulk files. The rows are the
-// flat route's CSV pages, every type of government in turn, walked by Link
-// through the service's own pipeline (csv-pages.ts, as `civicstream
-// export` does), so each file holds exactly the API's rows. One walk feeds
-// both files: each page is written through gzip to the .csv.gz (one header
-// line) and parsed into a row group of the .parquet (parquet-pages.ts,
-// typed as `export --format parquet` types them). At most a page is held at a
-// time; both files are written under temp names and renamed to their
-// content-hashed names only once whole.
+// Building one year of one table into its two bulk files, on the pool
+// (issue 32). A worker computes the rows the flat route's CSV pages hold
+// (/<table>?type=<each type>&years=<year>&format=csv: the same plan, every
+// type of government in turn) slice by slice and writes each slice both
+// ways itself: its CSV bytes through gzip into the .csv.gz (one header line)
+// and its columns, typed as `export --format parquet` types the route's row
+// fields (parquet-pages.ts columnOf), as an Arrow batch into the .parquet
+// (workers/finance/bulk-table.ts). Before issue 32 this thread walked the
+// pages itself and parsed each back to write Parquet; test/bulk-build.test.ts
+// keeps that walk as the reference the files must equal. Both files are
+// written under temp names and renamed to their content-hashed names only
+// once whole; a failure or a drain removes them.
 
-import { createWriteStream, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import { createGzip } from 'node:zlib';
-import { csvPages, CsvSink } from './csv-pages.js';
-import { writeParquetPages } from './parquet-pages.js';
+import { columnsOf } from './parquet-pages.js';
 import { isDraining } from '../../server/lifecycle.js';
 import type { Service } from '../../server/service.js';
 import { GOV_TYPES } from '../catalog.js';
+import { cohortOf } from '../cohort.js';
 import type { FinanceCtx } from '../context.js';
+import type { BulkTableArgs } from '../bulk-job.js';
 import { sealFile, type BulkFile, type BulkTable } from '../bulk-store.js';
+import { tableOptions, type MoneyRoute } from '../money-table.js';
+import { corpusBasis, planOf } from '../plan-of.js';
 
-const ROUTES: Record<BulkTable, string> = { spending: '/api/v1/spending', revenue: '/api/v1/revenue' };
+export const ROUTES: Record<BulkTable, string> = { spending: '/api/v1/spending', revenue: '/api/v1/revenue' };
+
+/** The flat routes' money routes (flat-routes.ts flatSpending, flatRevenue): test/bulk-build.test.ts holds the two to the same rows. */
+const MONEY_ROUTES: Record<BulkTable, MoneyRoute> = {
+  spending: { verb: 'spending', flows: ['expenditure'], subtypeField: 'spend_subtype', withFlow: false },
+  revenue: { verb: 'revenue', flows: ['revenue'], subtypeField: 'revenue_subtype', withFlow: false },
+};
+
+/** Rows a slice of the job aims at: a page's worth, about 50-100 ms of a worker, so its Arrow batch and CSV bytes stay a few MB. */
+export const SLICE_ROWS = 50_000;
 
 /** Thrown when the server starts draining: a build in progress is dropped, its temp files removed. */
 export class BuildStopped extends Error {}
 
 export interface BuildOptions {
-  /** Awaited before each page (the server lets waiting requests go first). */
-  beforePage?: () => Promise<void>;
+  /** Awaited before each (year, table) (the server lets waiting requests go first). */
+  beforeTable?: () => Promise<void>;
   /** Progress on stderr under this label (the CLI). */
   label?: string;
+  /** Tables this thread builds at once: one a worker of its pool when absent. */
+  builders?: number;
+  /** Parquet compression and gzip level (the benches); zstd and 6 when absent. */
+  codec?: 'zstd' | 'snappy';
+  gzipLevel?: number;
 }
 
-/** The year's rows of the table, as the flat route's CSV pages: /<table>?type=<each type>&years=<year>&format=csv, page by page. */
-export function tablePages(service: Service<FinanceCtx>, year: number, table: BulkTable, o: BuildOptions) {
-  const selections = GOV_TYPES.map((type) => new Map([['type', type], ['years', String(year)], ['format', 'csv']]));
-  const beforePage = async (): Promise<void> => {
-    if (isDraining()) throw new BuildStopped('the server is shutting down');
-    await o.beforePage?.();
-  };
-  return csvPages(service, ROUTES[table], selections, { beforePage, ...(o.label !== undefined ? { label: `${o.label} ${table} ${year}` } : {}) });
-}
-
-/** Builds the .csv.gz and the .parquet of one year of one table in dir; what the index says of each. */
-export async function buildTable(service: Service<FinanceCtx>, dir: string, year: number, table: BulkTable, o: BuildOptions = {}): Promise<BulkFile[]> {
-  const base = path.join(dir, `.${table}-${year}`);
-  const tmpCsv = `${base}.csv.gz.${process.pid}.tmp`, tmpParquet = `${base}.parquet.${process.pid}.tmp`;
-  const gzip = createGzip({ level: 6 });
-  const file = createWriteStream(tmpCsv, { mode: 0o644 });
-  const csv = new CsvSink(gzip, pipeline(gzip, file));
-  const pages = tablePages(service, year, table, o);
+/** The job's arguments for a year of a table: the flat query's plan with its defaults, each type's governments, the route's column types. */
+export function bulkTableArgs(service: Service<FinanceCtx>, year: number, table: BulkTable, files: { csvGz: string; parquet: string }, o: BuildOptions = {}): BulkTableArgs {
+  const ctx = service.ctx;
+  const route = MONEY_ROUTES[table];
+  // The flat handler's plan of /<table>?type=..&years=<year> with every other parameter at its default.
+  const plan = planOf(ctx, route, { gids: [], years: [year], params: { basis: corpusBasis(ctx), limit: SLICE_ROWS, page: 0 } });
   const fields = service.routes.find((r) => r.path === ROUTES[table])!.rowFields ?? [];
+  return {
+    plan, route, table: tableOptions({}), selections: GOV_TYPES.map((_, typeNo) => cohortOf(ctx, undefined, typeNo)), columns: columnsOf(fields),
+    // gzip 6, as before issue 32. On the fixture's spending 2020 CSV (7.9 MB; best of 5 on a busy machine) level 6
+    // wrote 907 KB at 54 MB/s, level 4 1,043 KB at 131 MB/s, level 1 1,181 KB at 228 MB/s: a lead should bench:bulk-build miss 2 minutes.
+    ...files, sliceRows: SLICE_ROWS, gzipLevel: o.gzipLevel ?? 6, ...(o.codec !== undefined ? { codec: o.codec } : {}),
+  };
+}
+
+/** Builds the .csv.gz and the .parquet of one year of one table in dir, on a worker; what the index says of each. */
+export async function buildTable(service: Service<FinanceCtx>, dir: string, year: number, table: BulkTable, o: BuildOptions = {}): Promise<BulkFile[]> {
+  if (isDraining()) throw new BuildStopped('the server is shutting down');
+  await o.beforeTable?.();
+  const base = path.join(dir, `.${table}-${year}`);
+  const files = { csvGz: `${base}.csv.gz.${process.pid}.tmp`, parquet: `${base}.parquet.${process.pid}.tmp` };
+  // A drain stops the job (its worker is ended) rather than wait for it.
+  const stop = new AbortController();
+  const watch = setInterval(() => { if (isDraining()) stop.abort(); }, 100);
+  watch.unref();
+  const t0 = performance.now();
   try {
-    const parquetRows = await writeParquetPages(async () => {
-      const page = (await pages.next()).value;
-      if (page === undefined) return null;
-      await csv.page(page);
-      return page.text;
-    }, fields, tmpParquet);
-    const csvRows = await csv.close();
-    if (csvRows !== parquetRows) throw new Error(`${table} ${year}: the CSV has ${csvRows} rows and the parquet ${parquetRows}`);
-    const common = { year, table, rows: csvRows };
-    return [await sealFile(dir, tmpParquet, { ...common, format: 'parquet' }), await sealFile(dir, tmpCsv, { ...common, format: 'csv.gz' })];
+    const r = await service.ctx.pool.run('bulkTable', bulkTableArgs(service, year, table, files, o), stop.signal);
+    if (o.label !== undefined) process.stderr.write(`${o.label} ${table} ${year}: ${r.rows.toLocaleString('en-US')} rows in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+    const common = { year, table, rows: r.rows };
+    return [await sealFile(dir, files.parquet, { ...common, format: 'parquet' }), await sealFile(dir, files.csvGz, { ...common, format: 'csv.gz' })];
   } catch (err) {
-    gzip.destroy();
-    file.destroy();
-    await pages.return(undefined);
-    rmSync(tmpCsv, { force: true });
-    rmSync(tmpParquet, { force: true });
-    throw err;
+    rmSync(files.csvGz, { force: true });
+    rmSync(files.parquet, { force: true });
+    throw stop.signal.aborted ? new BuildStopped('the server is shutting down') : err;
+  } finally {
+    clearInterval(watch);
   }
 }

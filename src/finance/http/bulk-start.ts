@@ -4,47 +4,70 @@
 // served is a prebuilt one beside the mirror (<FINANCE_DATA>/bulk/) when its
 // index names this manifest and every file matches its sha256; else the
 // server's cache set for this manifest, whose files already built are checked
-// and kept, and the rest built, newest year first, one (year, table) at a
-// time, each page only once the pool has no job waiting (or after a second),
-// so a build takes the pool's idle turns and never starves requests.
+// and kept, and the rest built on the pool (bulk-build.ts), newest year
+// first, a (year, table) a job. The other front threads take part with their
+// own workers (bulk-work.ts), so every worker of the process builds a table
+// at once; each table starts only once no job waits for that thread's pool
+// and a worker is free (or after a second), so a build takes the pool's idle
+// turns and never starves requests.
 
 import { mkdirSync } from 'node:fs';
 import { BroadcastChannel } from 'node:worker_threads';
 import type { Config } from '../../config.js';
 import type { Service } from '../../server/service.js';
 import type { FinanceCtx } from '../context.js';
-import { buildTable, BuildStopped, type BuildOptions } from './bulk-build.js';
+import { BuildStopped, type BuildOptions } from './bulk-build.js';
 import { bulkOf, type BulkSet, type BulkState } from '../bulk-set.js';
 import { cacheDirs, checkFile, prebuiltDir, privateDir, readIndex, removeOtherSets, removeStaleTemps, untrustedDir, writeIndex, type BulkFile } from '../bulk-store.js';
+import { log, newWork, takePart, type BulkWork, type Done, type Helpers } from './bulk-work.js';
 import { financeService } from './service.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const log = (level: 'info' | 'warn', fields: Record<string, unknown>): void => {
-  (level === 'info' ? process.stdout : process.stderr).write(`${JSON.stringify({ level, event: 'bulk_files', ...fields })}\n`);
-};
-
-/** Tries of one (year, table) that the pool refused (503) before it is given up as failed. */
-const BUSY_TRIES = 30;
-
-/** Starts the bulk files of this thread's service: the building thread checks or builds them, the others follow it. */
+/** Starts the bulk files of this thread's service: the building thread checks or builds them, the others follow it and build with it. */
 export function startBulkFiles(ctx: FinanceCtx, config: Config): void {
   const set = bulkOf(ctx);
   const channel = new BroadcastChannel(`civicstream-bulk:${set.digest}`);
   // The channel alone must not keep a thread (or the process) alive.
   channel.unref();
+  const service = (): Service<FinanceCtx> => ({ ...financeService(ctx, config), cache: undefined, timeoutMs: undefined, accessLog: false });
+  // A thread that sends its small jobs to the pool (FRONT_THREADS=1) keeps a worker out of the build for them:
+  // a table holds its worker for seconds at full scale, and they would wait behind it.
+  const options: BuildOptions = { beforeTable: () => idlePool(ctx), ...(ctx.frontThreads === 1 && ctx.workers > 1 ? { builders: ctx.workers - 1 } : {}) };
   if (!config.bulkOwner) {
-    channel.onmessage = (m: unknown) => { const d = (m as { data: { state?: BulkState } }).data; if (d.state) set.apply(d.state); };
+    const joined = new Set<string>();
+    channel.onmessage = (m: unknown) => {
+      const d = (m as { data: { state?: BulkState; work?: BulkWork } }).data;
+      if (d.state) set.apply(d.state);
+      const work = d.work;
+      if (work === undefined || joined.has(work.id)) return;
+      joined.add(work.id);
+      takePart(service(), work, options, (i, files) => channel.postMessage({ result: { id: work.id, i, files } })).catch((err: unknown) => {
+        if (!(err instanceof BuildStopped)) log('warn', { error: err instanceof Error ? err.message : String(err) });
+      });
+    };
     channel.postMessage({ ask: true });
     return;
   }
   const post = (): void => channel.postMessage({ state: set.state() });
-  channel.onmessage = (m: unknown) => { if ((m as { data: { ask?: boolean } }).data.ask) post(); };
+  let offered: { work: BulkWork; onResult: Done } | null = null;
+  channel.onmessage = (m: unknown) => {
+    const d = (m as { data: { ask?: boolean; result?: { id: string; i: number; files: BulkFile[] | null } } }).data;
+    // A thread that asks late still takes part in a build under way.
+    if (d.ask) { post(); if (offered !== null) channel.postMessage({ work: offered.work }); }
+    if (d.result !== undefined && offered !== null && d.result.id === offered.work.id) offered.onResult(d.result.i, d.result.files);
+  };
+  const helpers: Helpers = {
+    offer: (work, onResult) => {
+      offered = { work, onResult };
+      channel.postMessage({ work });
+      return () => { offered = null; };
+    },
+  };
   set.onChange = post;
   // For the threads that asked before this channel existed.
   post();
-  const service: Service<FinanceCtx> = { ...financeService(ctx, config), cache: undefined, timeoutMs: undefined, accessLog: false };
   const t0 = performance.now();
-  serveOrBuild(set, service, config.financeData, config.bulkBuild, { beforePage: () => idlePool(ctx) })
+  serveOrBuild(set, service(), config.financeData, config.bulkBuild, options, helpers)
     .then((how) => log('info', { ...how, ...set.counts(), ms: Math.round(performance.now() - t0) }))
     .catch((err: unknown) => {
       if (err instanceof BuildStopped) return;
@@ -52,13 +75,13 @@ export function startBulkFiles(ctx: FinanceCtx, config: Config): void {
     });
 }
 
-/** Until no job runs or waits on the pool, for a second at most: a page of the build goes in the pool's idle turns. */
+/** Until no job waits for the pool and a worker is free, for a second at most: a table of the build goes in the pool's idle turns. */
 async function idlePool(ctx: FinanceCtx): Promise<void> {
-  for (let t = 0; t < 100 && ctx.pool.load > 0; t++) await sleep(10);
+  for (let t = 0; t < 100 && (ctx.pool.waiting > 0 || ctx.pool.load >= ctx.workers); t++) await sleep(10);
 }
 
 /** Serves the prebuilt set when it is whole, else the cache set, building what it lacks (when build is true). */
-export async function serveOrBuild(set: BulkSet, service: Service<FinanceCtx>, dataDir: string, build: boolean, o: BuildOptions): Promise<{ source: string; dir: string | null }> {
+export async function serveOrBuild(set: BulkSet, service: Service<FinanceCtx>, dataDir: string, build: boolean, o: BuildOptions, helpers?: Helpers): Promise<{ source: string; dir: string | null }> {
   const pre = prebuiltDir(dataDir);
   const prebuilt = readIndex(pre, set.digest);
   if (prebuilt !== null && 'index' in prebuilt) {
@@ -78,7 +101,7 @@ export async function serveOrBuild(set: BulkSet, service: Service<FinanceCtx>, d
   set.source = 'cache';
   // The files found were posted before the source was known: the threads that follow get it now.
   set.onChange?.();
-  if (build) await buildMissing(set, service, dir, o);
+  if (build) await buildMissing(set, service, dir, o, helpers);
   if (set.missing().length === 0) removeOtherSets(dir);
   return { source: 'cache', dir };
 }
@@ -120,24 +143,31 @@ async function cacheSet(set: BulkSet, dirs: string[], make: boolean): Promise<st
   return null;
 }
 
-/** Builds each (year, table) not ready, newest first, one at a time; the index is rewritten after each, so a restart resumes. */
-export async function buildMissing(set: BulkSet, service: Service<FinanceCtx>, dir: string, o: BuildOptions): Promise<void> {
+/**
+ * Builds each (year, table) not ready, newest first, a table a worker at once: this thread's, and the other
+ * threads' when helpers are given. The index is rewritten after each, so a restart resumes.
+ */
+export async function buildMissing(set: BulkSet, service: Service<FinanceCtx>, dir: string, o: BuildOptions, helpers?: Helpers): Promise<void> {
   removeStaleTemps(dir);
-  for (const { year, table } of set.missing()) {
-    for (let tries = 1; ; tries++) {
-      try {
-        for (const f of await buildTable(service, dir, year, table, o)) set.ready(dir, f);
-        writeIndex(dir, set.digest, set.readyFiles);
-        break;
-      } catch (err) {
-        if (err instanceof BuildStopped) throw err;
-        // The pool was full (503): the requests come first; this table is tried again a second later.
-        if ((err as { status?: number }).status === 503 && tries < BUSY_TRIES) { await sleep(1000); continue; }
-        log('warn', { year, table, error: err instanceof Error ? err.message : String(err), action: 'listed as failed' });
-        set.notBuilt(year, table, 'failed');
-        break;
-      }
+  const work = newWork(dir, set.missing());
+  let left = work.tasks.length;
+  if (left === 0) return;
+  let finished!: () => void;
+  const all = new Promise<void>((resolve) => { finished = resolve; });
+  const done: Done = (i, files) => {
+    const { year, table } = work.tasks[i]!;
+    if (files === null) set.notBuilt(year, table, 'failed');
+    else {
+      for (const f of files) set.ready(dir, f);
+      writeIndex(dir, set.digest, set.readyFiles);
     }
+    if (--left === 0) finished();
+  };
+  const withdraw = helpers?.offer(work, done);
+  try {
+    await Promise.all([takePart(service, work, o, done), all]);
+  } finally {
+    withdraw?.();
   }
 }
 

@@ -1,5 +1,6 @@
-// The walk over a flat table's CSV pages, shared by `civicstream export` and
-// the bulk files (bulk-build.ts): each selection paged at the
+// The walk over a flat table's CSV pages, for `civicstream export` (and the
+// reference the bulk files are tested against, test/helpers/bulk-reference.ts,
+// since the pool builds them: bulk-build.ts): each selection paged at the
 // route's CSV cap through the service's own pipeline (inject), following each
 // page's Link rel="next" to the last, so what they write is the API's rows by
 // construction. A page is held as text only until its consumer has written it.
