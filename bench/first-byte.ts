@@ -68,9 +68,16 @@ async function freshQueries(s: Running, years: number[], need: number): Promise<
   for (let a = 0; a < years.length; a++) for (let b = years.length - 1; b >= a; b--) spans.push(years[a] === years[b] ? `${years[a]}` : `${years[a]}-${years[b]}`);
   const states: string[] = (await getJson(`${s.url}/api/v1/governments?type=state&limit=100`)).data.map((r: any) => r.state);
   for (const span of spans) {
-    for (const sel of ['type=city', 'type=county', ...states.map((st) => `state=${st}&type=city`)]) bases.push(`/api/v1/spending?${sel}&years=${span}&format=csv&limit=${PAGE}`);
+    for (const route of ['spending', 'revenue']) {
+      // A state's cities first (a full-scale corpus has full pages of them, as bench:bulk pulls), the nation's after (the fixture's).
+      for (const sel of [...states.map((st) => `state=${st}&type=city`), 'type=city', 'type=county']) {
+        for (const basis of ['', '&basis=raw']) bases.push(`/api/v1/${route}?${sel}&years=${span}&format=csv&limit=${PAGE}${basis}`);
+      }
+    }
   }
-  const variants = ['', '&adjust=real', '&identity=true', '&per_capita=true', '&adjust=real&identity=true', '&identity=true&per_capita=true'];
+  // A setting that changes neither which rows, how many, nor their columns (dollars of another base year): each
+  // is a query of its own, and its page is as wide as the nominal one.
+  const variants = ['', ...years.map((y) => `&adjust=real&base_year=${y}`)];
   const out: string[] = [];
   // A throwaway server counts the bases once (HEAD), so only full pages are pulled; the servers measured never see them.
   for (const b of bases) {
@@ -83,17 +90,20 @@ async function freshQueries(s: Running, years: number[], need: number): Promise<
 }
 
 /** Pulls as fast as `clients` clients can for the run's seconds, each path once, rows per second. */
-async function rate(base: string, clients: number, next: () => string | undefined, headers: Record<string, string> = {}): Promise<{ rowsPerSec: number; pulls: number }> {
-  let rows = 0, n = 0;
+async function rate(base: string, clients: number, next: () => string | undefined, headers: Record<string, string> = {}): Promise<{ rowsPerSec: number; pulls: number; short: number }> {
+  let rows = 0, n = 0, short = 0;
   const t0 = performance.now();
   await Promise.all(Array.from({ length: clients }, async () => {
     while (performance.now() - t0 < seconds * 1000) {
       const p = next();
       if (p === undefined) return;
-      rows += (await pull(base, p, headers)).rows; n++;
+      const got = await pull(base, p, headers);
+      // Every query pulled holds a full page: fewer rows would be a partial answer, counted and shown.
+      if (got.rows < PAGE) { short++; console.error(`short pull: ${got.rows} rows, ${got.bytes} bytes, ${p}`); }
+      rows += got.rows; n++;
     }
   }));
-  return { rowsPerSec: rows / ((performance.now() - t0) / 1000), pulls: n };
+  return { rowsPerSec: rows / ((performance.now() - t0) / 1000), pulls: n, short };
 }
 
 /** The uWS ceiling: hello.js sending a fixed body of `bytes`, pulled whole by 1 and by 4 clients; bytes/s. */
@@ -118,38 +128,46 @@ async function ceiling(bytes: number): Promise<{ one: number; four: number; firs
   }
 }
 
+function builds(): [string, string | undefined][] {
+  return [['new', undefined], ...(oldMain !== '' ? [['old', path.resolve(oldMain)] as [string, string]] : [])];
+}
+
 const env = { FINANCE_DATA: dataDir, WORKERS: String(os.cpus().length), RESPONSE_CACHE_MB: '0', RATE_LIMIT: '0' };
 const scout = await startServer(env, 1_800_000);
 const years: number[] = (await getJson(`${scout.url}/api/v1/health`)).data[0].corpus.years;
 // Enough for the timed pulls, the 1-client run and two 4-client runs, per build, at 3 M rows/s.
-const fresh = await freshQueries(scout, years, pulls + 3 * Math.ceil((3e6 * seconds) / PAGE));
+const fresh = await freshQueries(scout, years, pulls + builds().length * 3 * Math.ceil((3e6 * seconds) / PAGE));
 const sample = fresh[0]!;
 const sql = (await getJson(`${scout.url}${sample.replace('format=csv', 'format=json').replace(`limit=${PAGE}`, 'limit=1')}`)).provenance.sql_query as string;
 await scout.stop();
 
-const builds: [string, string | undefined][] = [['new', undefined], ...(oldMain !== '' ? [['old', path.resolve(oldMain)] as [string, string]] : [])];
+const buildList = builds();
 const servers = new Map<string, Running>();
-for (const [label, main] of builds) servers.set(label, await startServer(env, 1_800_000, main));
+for (const [label, main] of buildList) servers.set(label, await startServer(env, 1_800_000, main));
 const lines: string[] = [];
 try {
-  // 1. Timed first pulls, the builds in turn on the same query.
-  const timed = new Map<string, Timed[]>(builds.map(([l]) => [l, []]));
+  // 1. Timed first pulls, the buildList in turn on the same query.
+  const timed = new Map<string, Timed[]>(buildList.map(([l]) => [l, []]));
   for (let i = 0; i < Math.min(pulls, fresh.length); i++) {
-    for (const [label] of i % 2 === 0 ? builds : [...builds].reverse()) timed.get(label)!.push(await pull(servers.get(label)!.url, fresh[i]!));
+    for (const [label] of i % 2 === 0 ? buildList : [...buildList].reverse()) timed.get(label)!.push(await pull(servers.get(label)!.url, fresh[i]!));
   }
   // 2, 3. Rates over the queries left: each build gets its own share, never one the other pulled.
   const left = fresh.slice(pulls);
-  const shares = new Map(builds.map(([l], b) => [l, left.filter((_, k) => k % builds.length === b)]));
-  const rates = new Map<string, { one: number; four: number; fourGzip: number }>();
-  for (const [label] of builds) {
+  const shares = new Map(buildList.map(([l], b) => [l, left.filter((_, k) => k % buildList.length === b)]));
+  const rates = new Map<string, { one: number; four: number; fourGzip: number; pulls: number; short: number }>();
+  for (const [label] of buildList) {
+    // A third of the build's share for each run, so a short supply (the fixture's) ends each run early, never one empty.
     const qs = shares.get(label)!;
-    let k = 0;
-    const next = (): string | undefined => qs[k++];
+    const third = (t: number): () => string | undefined => {
+      const part = qs.filter((_, k) => k % 3 === t);
+      let k = 0;
+      return () => part[k++];
+    };
     const base = servers.get(label)!.url;
-    const one = await rate(base, 1, next);
-    const four = await rate(base, 4, next);
-    const fourGzip = await rate(base, 4, next, { 'Accept-Encoding': 'gzip' });
-    rates.set(label, { one: one.rowsPerSec, four: four.rowsPerSec, fourGzip: fourGzip.rowsPerSec });
+    const one = await rate(base, 1, third(0));
+    const four = await rate(base, 4, third(1));
+    const fourGzip = await rate(base, 4, third(2), { 'Accept-Encoding': 'gzip' });
+    rates.set(label, { one: one.rowsPerSec, four: four.rowsPerSec, fourGzip: fourGzip.rowsPerSec, pulls: one.pulls + four.pulls + fourGzip.pulls, short: one.short + four.short + fourGzip.short });
   }
   for (const s of servers.values()) await s.stop();
   servers.clear();
@@ -171,14 +189,14 @@ try {
   const f = (n: number, d = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
   lines.push(`\n## ${new Date().toISOString().slice(0, 10)}: ${path.basename(dataDir)}, Node ${process.version}, ${os.cpus().length} cores, ${Math.min(pulls, fresh.length)} never-seen pages each, ${seconds} s a rate run, response cache off, RATE_LIMIT=0\n`);
   lines.push(`Queries like \`${sample}\`; each page ${f(pageBytes / 1e6, 2)} MB, ${f(bytesPerRow, 1)} bytes a row.\n`);
-  lines.push('| build | headers, median ms | first body byte, median ms | first body byte, p90 ms | last byte, median ms | 1 client rows/s | 4 clients rows/s | 4 clients gzip rows/s |');
-  lines.push('|---|---|---|---|---|---|---|---|');
-  for (const [label] of builds) {
+  lines.push('| build | headers, median ms | first body byte, median ms | first body byte, p90 ms | last byte, median ms | 1 client rows/s | 4 clients rows/s | 4 clients gzip rows/s | pulls in the rate runs (short) |');
+  lines.push('|---|---|---|---|---|---|---|---|---|');
+  for (const [label] of buildList) {
     const t = timed.get(label)!, r = rates.get(label)!;
-    lines.push(`| ${label} | ${f(median(t.map((x) => x.headersMs)), 1)} | ${f(median(t.map((x) => x.firstByteMs)), 1)} | ${f(pct(t.map((x) => x.firstByteMs), 0.9), 1)} | ${f(median(t.map((x) => x.lastMs)), 1)} | ${f(r.one)} | ${f(r.four)} | ${f(r.fourGzip)} |`);
+    lines.push(`| ${label} | ${f(median(t.map((x) => x.headersMs)), 1)} | ${f(median(t.map((x) => x.firstByteMs)), 1)} | ${f(pct(t.map((x) => x.firstByteMs), 0.9), 1)} | ${f(median(t.map((x) => x.lastMs)), 1)} | ${f(r.one)} | ${f(r.four)} | ${f(r.fourGzip)} | ${r.pulls} (${r.short}) |`);
   }
-  lines.push(`| DuckDB COPY of the same 50,000 rows to CSV (warm, in-process) | | | | ${f(median(duckMs), 1)} | ${f(duckRowsPerSec)} | | |`);
-  lines.push(`| uWS ceiling: a fixed body of the page's size, same client | | ${f(hello.firstByteMs, 1)} | | | ${f(hello.one / bytesPerRow)} | ${f(hello.four / bytesPerRow)} | |`);
+  lines.push(`| DuckDB COPY of the same 50,000 rows to CSV (warm, in-process) | | | | ${f(median(duckMs), 1)} | ${f(duckRowsPerSec)} | | | |`);
+  lines.push(`| uWS ceiling: a fixed body of the page's size, same client | | ${f(hello.firstByteMs, 1)} | | | ${f(hello.one / bytesPerRow)} | ${f(hello.four / bytesPerRow)} | | |`);
   const text = lines.join('\n');
   console.log(text);
   appendFileSync(path.join(ROOT, 'bench/results/first-byte.md'), `${text}\n`);
