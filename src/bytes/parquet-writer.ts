@@ -20,16 +20,17 @@ function parquetWasm(): typeof ParquetWasm {
 }
 
 /**
- * Snappy, dictionary pages, one row group: what the bench measured (bench/results/bulk.md). On one real
- * 50,000-row page, zstd (parquet-wasm's default level) wrote 344 KB in 41.9 ms against Snappy's 431 KB in
- * 45.5 ms (medians of 7, measured beside a test run): a lead to measure in the bench before switching.
+ * zstd, dictionary pages, one row group. bench/results/parquet-codecs.md (full scale, 2026-11-27): on 50,000-row
+ * answer pages zstd wrote 5.6 bytes a row against Snappy's 6.9 (19% fewer on the wire) at about the same speed
+ * (1.08 M rows/s against 1.01 M); reading it back is slower (DuckDB 1.4 M rows/s against 2.0 M), on the client,
+ * still many times what a network delivers. The bulk files use zstd too (workers/finance/bulk-table.ts).
  */
 function writerProperties(metadata: [string, string][]): ParquetWasm.WriterProperties {
   const p = parquetWasm();
   // Built per write: writeParquet takes the properties by value (the wasm object is consumed). The metadata
   // goes in the footer's own key-value list, which every reader shows (DuckDB's parquet_kv_metadata); in the
   // Arrow schema alone it would sit inside ARROW:schema, where only Arrow readers look.
-  return new p.WriterPropertiesBuilder().setCompression(p.Compression.SNAPPY).setDictionaryEnabled(true).setMaxRowGroupSize(1 << 20)
+  return new p.WriterPropertiesBuilder().setCompression(p.Compression.ZSTD).setDictionaryEnabled(true).setMaxRowGroupSize(1 << 20)
     .setKeyValueMetadata(new Map(metadata)).build();
 }
 

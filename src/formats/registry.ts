@@ -94,7 +94,7 @@ export const FORMATS = {
     openapiType: 'application/vnd.apache.parquet',
     extension: 'parquet',
     compressible: false,
-    description: "A Parquet file: the same rows and types as Arrow in one row group (Snappy, dictionary pages); the paging in the same headers; the provenance in the footer's key-value metadata.",
+    description: "A Parquet file: the same rows and types as Arrow in one row group (zstd, dictionary pages); the paging in the same headers; the provenance in the footer's key-value metadata.",
     paramText: 'parquet (a Parquet file, typed columns, provenance in the footer metadata)',
     write: parquetBytes, inPlace: false, carriesMeta: true,
   },

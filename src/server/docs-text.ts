@@ -1,7 +1,7 @@
 // The data dictionary and llms.txt, generated from the route table, the error
 // catalog and the service's decision list, so they say what the code does.
 
-import { MIN_COMPRESS_BYTES } from './compress.js';
+import { MIN_COMPRESS_BYTES, OFF_THREAD_BYTES } from './compress.js';
 import { LEVELS, OFFERED } from './encoding.js';
 import { ERROR_CATALOG } from './errors.js';
 import { FORMAT_IDS, FORMATS, PAGE_FORMATS, namesOf } from './formats.js';
@@ -33,7 +33,7 @@ export const COMPRESSION: Decision = {
     ` (zstd, where offered, comes with the server's Node version: node:zlib has it from Node 22.15). A coding the client does not name is not sent; identity, unnamed, is acceptable but weighs no more than the codings named.` +
     ` An element of the header that cannot be read (a bad q-value) and an unknown coding are ignored, so a malformed header gets identity; a header that refuses every coding offered and identity (identity;q=0 with no other, or *;q=0) is a 406 E_NOT_ACCEPTABLE envelope, sent uncompressed.` +
     ` Bodies under ${MIN_COMPRESS_BYTES} bytes and media types that do not gain (${namesOf(SENT_AS_IS, 'and')} ${SENT_AS_IS.length === 1 ? 'compresses its' : 'compress their'} own pages) go as they are. Every answer says Vary: Accept-Encoding.` +
-    ` A JSON envelope or a page of the docs is compressed whole (gzip level ${LEVELS.gzip.body}, brotli quality ${LEVELS.br.body}); a ${STREAMS_COMPRESSED} stream is compressed chunk by chunk as the client reads it, at the fastest levels (gzip ${LEVELS.gzip.stream}, brotli ${LEVELS.br.stream}), so a slow reader holds one chunk and one compressor, freed when it leaves (the figures behind the levels: bench/results/compression.md).` +
+    ` A JSON envelope or a page of the docs is compressed whole (gzip level ${LEVELS.gzip.body}, brotli quality ${LEVELS.br.body}): the docs once at start, an answer of ${OFF_THREAD_BYTES.toLocaleString('en-US')} bytes or more on a thread of its own (libuv's), not on the thread that serves. A bulk page (${STREAMS_COMPRESSED}) in gzip or brotli is compressed by the worker that writes it, piece by piece as it writes, at the fastest levels (gzip ${LEVELS.gzip.stream}, brotli ${LEVELS.br.stream}), and streamed as the worker goes: one gzip or brotli stream that any client decodes (curl, Python requests, Node's fetch and Chromium are tested); a stream in another coding (zstd) is compressed chunk by chunk as the client reads it. Either way a slow reader holds one page slot and at most one compressor, freed when it leaves (the figures behind the levels: bench/results/compression.md).` +
     ` Each coding of an answer is its own representation: its ETag is the identity ETag with -gzip, -br or -zstd before the closing quote (also when the body was too small to compress), If-None-Match is compared with that ETag, and the response cache keeps each coding's bytes as sent, so a repeat costs no compression. A compressed bulk page (${STREAMS_COMPRESSED}, 200, GET) is kept too, once it has gone out whole (never one whose client left, never a HEAD, never an identity page, which is recomputed as fast as the wire takes it), within the cache's budget and at most an eighth of it an entry; a repeat is streamed from the kept bytes with X-Cache: hit and holds a page slot for its life, as a computed page does. HEAD gives the Content-Length of the coded body (a bulk stream has none: it is sent chunked).`,
 };
 
