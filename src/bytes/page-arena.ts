@@ -180,10 +180,11 @@ export function unclaimSlot(s: PageSlots, lease: PageLease, threadId: number): v
 }
 
 /** In a worker: publishes that the first n bytes of the page in the lease's slot are written, waking a serving thread waiting for them. */
-export function publishWritten(s: PageSlots, lease: PageLease, n: number): void {
+export function publishWritten(s: PageSlots, lease: PageLease, n: number, wake = true): void {
   const control = new Int32Array(s.control);
   Atomics.store(control, 2 * lease.slot + WRITTEN, n);
-  Atomics.notify(control, 2 * lease.slot + WRITTEN);
+  // Without wake the count is there for the serving thread's next look, which does not wait when it has moved.
+  if (wake) Atomics.notify(control, 2 * lease.slot + WRITTEN);
 }
 
 /**

@@ -14,6 +14,8 @@ import { countCoder, countCut, givenUp, publishWritten, type PageLease, type Pag
 
 /** Plain bytes a piece: about 700 rows of a money page, a millisecond of writing. */
 export const PIECE = 64 * 1024;
+/** Pieces between wakes of the serving thread (512 KB of a plain page). */
+const WAKE_EVERY = 8;
 
 /** How a page ended: in the slot (its first `length` bytes), in `bytes` whole (it outgrew the slot), or cut (the lease was given up). */
 export interface SlotPage {
@@ -53,11 +55,20 @@ export class SlotWriter {
       // The first piece (the header and the first rows) is flushed out whole: the client's first bytes.
       this.coder.push(this.w.written(), this.pieces === 0 ? 'flush' : 'more');
       this.w.n = 0;
-      if (!this.coder.overflowed) publishWritten(this.s, this.lease, this.coder.inSlot);
-    } else if (this.w.buf === this.slot) publishWritten(this.s, this.lease, this.w.n);
+      if (!this.coder.overflowed) publishWritten(this.s, this.lease, this.coder.inSlot, this.wakes());
+    } else if (this.w.buf === this.slot) publishWritten(this.s, this.lease, this.w.n, this.wakes());
     this.pieces++;
     this.cut = givenUp(this.s, this.lease);
     return !this.cut;
+  }
+
+  /**
+   * Whether this piece wakes the serving thread: the first (the client's first bytes), then every WAKE_EVERY-th.
+   * Each wake is a turn of the serving thread's loop and a promise; woken for every 64 KB piece, 4 clients'
+   * repeat pulls ran 17% slower than pages sent whole (bench:pairs scenario 2, 2026-11-27). The end always wakes.
+   */
+  private wakes(): boolean {
+    return this.pieces % WAKE_EVERY === 0;
   }
 
   /** Plain bytes built whole elsewhere (an Arrow stream, which its library builds), put in piece by piece. */
