@@ -14,7 +14,8 @@ import type { ColumnTable } from './column-table.js';
 
 let wasm: typeof ParquetWasm | undefined;
 
-function parquetWasm(): typeof ParquetWasm {
+/** parquet-wasm, loaded once per thread on first use (the pages' writer here, the bulk files' in workers/finance/bulk-table.ts). */
+export function parquetWasm(): typeof ParquetWasm {
   wasm ??= createRequire(import.meta.url)('parquet-wasm') as typeof ParquetWasm;
   return wasm;
 }
@@ -25,12 +26,12 @@ function parquetWasm(): typeof ParquetWasm {
  * (1.08 M rows/s against 1.01 M); reading it back is slower (DuckDB 1.4 M rows/s against 2.0 M), on the client,
  * still many times what a network delivers. The bulk files use zstd too (workers/finance/bulk-table.ts).
  */
-function writerProperties(metadata: [string, string][]): ParquetWasm.WriterProperties {
+export function writerProperties(metadata: [string, string][], codec: 'zstd' | 'snappy' = 'zstd'): ParquetWasm.WriterProperties {
   const p = parquetWasm();
   // Built per write: writeParquet takes the properties by value (the wasm object is consumed). The metadata
   // goes in the footer's own key-value list, which every reader shows (DuckDB's parquet_kv_metadata); in the
   // Arrow schema alone it would sit inside ARROW:schema, where only Arrow readers look.
-  return new p.WriterPropertiesBuilder().setCompression(p.Compression.ZSTD).setDictionaryEnabled(true).setMaxRowGroupSize(1 << 20)
+  return new p.WriterPropertiesBuilder().setCompression(codec === 'snappy' ? p.Compression.SNAPPY : p.Compression.ZSTD).setDictionaryEnabled(true).setMaxRowGroupSize(1 << 20)
     .setKeyValueMetadata(new Map(metadata)).build();
 }
 

@@ -14,12 +14,12 @@
 // under the temp names given; the thread that asked seals or removes them.
 
 import { createWriteStream, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
-import type * as ParquetWasm from 'parquet-wasm';
 import { csvBytes } from '../../src/bytes/csv-writer.js';
+import type * as ParquetWasm from 'parquet-wasm';
+import { parquetWasm, writerProperties } from '../../src/bytes/parquet-writer.js';
 import type { BulkTableArgs, BulkTableResult } from '../../src/finance/bulk-job.js';
 import { moneyTable } from '../../src/finance/money-table.js';
 import type { TableCtx } from '../../src/finance/table-ctx.js';
@@ -29,16 +29,6 @@ import { money } from './money.js';
 
 /** Governments in the first slice of a type, before the rows per government are known. */
 const FIRST_SLICE_GOVS = 64;
-
-let wasm: typeof ParquetWasm | undefined;
-/** parquet-wasm's Node build (CommonJS, synchronous), loaded on a worker's first bulk table only. */
-const parquetWasm = (): typeof ParquetWasm => (wasm ??= createRequire(import.meta.url)('parquet-wasm') as typeof ParquetWasm);
-
-function writerProperties(codec: BulkTableArgs['codec']): ParquetWasm.WriterProperties {
-  const p = parquetWasm();
-  return new p.WriterPropertiesBuilder().setCompression(codec === 'snappy' ? p.Compression.SNAPPY : p.Compression.ZSTD)
-    .setDictionaryEnabled(true).setMaxRowGroupSize(1 << 20).build();
-}
 
 /** The slices' governments: each selection's in rank order (the money job's), in blocks sized to about sliceRows rows. */
 function* slices(t: TableCtx, a: BulkTableArgs, rowsSeen: () => { rows: number; govs: number }): Generator<number[]> {
@@ -102,7 +92,7 @@ export async function bulkTable(c: FinanceView, t: TableCtx, a: BulkTableArgs): 
         else controller.enqueue(batch);
       },
     });
-    const bytes = await p.transformParquetStream(batches, writerProperties(a.codec));
+    const bytes = await p.transformParquetStream(batches, writerProperties([], a.codec));
     await bytes.pipeTo(Writable.toWeb(createWriteStream(a.parquet, { mode: 0o644 })) as WritableStream<Uint8Array>);
     gzip.end();
     await csvDone;
