@@ -148,7 +148,7 @@ async function startHere(uws: typeof UWS, config: Config): Promise<FinanceServer
   startBulkFiles(ctx, config);
   return {
     port: listener.port,
-    extra: { load_ms: Math.round(ctx.stats.ms), loader_threads: ctx.stats.loaders, rows: ctx.stats.rows, shared_bytes: ctx.stats.sharedBytes, front_threads: 1 },
+    extra: { load_ms: Math.round(ctx.stats.ms), loader_threads: ctx.stats.loaders, rows: ctx.stats.rows, shared_bytes: ctx.stats.sharedBytes, count_index_bytes: ctx.stats.countIndexBytes, front_threads: 1 },
     stopListening: () => listener.shut(),
     pause: () => listener.close(),
     resume: () => { listener.open().catch(reopenFailed); },
@@ -173,7 +173,7 @@ const FRONT_LIMITS = { maxYoungGenerationSizeMb: 3 * 64 };
 
 async function startFronts(config: Config): Promise<FinanceServer> {
   let data: FinanceData | null = await loadFinanceData(config);
-  const extra = { load_ms: Math.round(data.stats.ms), loader_threads: data.stats.loaders, rows: data.stats.rows, shared_bytes: data.stats.sharedBytes, front_threads: config.frontThreads };
+  const extra = { load_ms: Math.round(data.stats.ms), loader_threads: data.stats.loaders, rows: data.stats.rows, shared_bytes: data.stats.sharedBytes, count_index_bytes: data.stats.countIndexBytes, front_threads: config.frontThreads };
   const stopped: Promise<Extract<FrontEvent, { event: 'stopped' }>>[] = [];
   let stopping = false;
   // A front thread that fails or dies takes the service down, as the process would were its code on this thread.

@@ -18,7 +18,10 @@ import { NO_CODE, type FinanceColumns, type StoredFinanceColumns } from './colum
 export interface LoadStats {
   rows: number;
   groups: number;
+  /** Shared memory the corpus columns and the count index hold (each mapped by every thread, never copied). */
   sharedBytes: number;
+  /** Of sharedBytes, the count index's (count-index-build.ts). */
+  countIndexBytes?: number;
   ms: number;
   /** Loader threads that decoded the parquet (0 when started from the load cache). */
   loaders: number;

@@ -24,7 +24,7 @@ import { buildEngineCatalog } from '../engine-catalog.js';
 import { attachCountIndex, buildCountIndex, type CountIndexData } from '../count-index.js';
 import { newTextMemo, tableNames } from '../table-ctx.js';
 import { longFilesSql } from '../sql.js';
-import { collectGarbage } from '../../corpus/shared.js';
+import { collectGarbage, sharedBytes, type SharedColumn } from '../../corpus/shared.js';
 import { financeRoutes } from './routes.js';
 import { withFaultHook } from './fault-route.js';
 import { VERSION } from '../../version.js';
@@ -59,7 +59,10 @@ export async function loadFinanceData(config: Config): Promise<FinanceData> {
   // The year-major columns the layout replaced are garbage now: free them before the server reports its memory.
   if (!cached) collectGarbage();
   const countIndex = buildCountIndex(catalog, buildEngineCatalog(catalog), columns);
-  return { catalog, columns, stats: statsOf(columns, performance.now() - t0, loaders), countIndex };
+  const stats = statsOf(columns, performance.now() - t0, loaders);
+  // The index is shared memory too: the figure the server reports at start counts it.
+  const countIndexBytes = sharedBytes(Object.values(countIndex).filter((v): v is SharedColumn => typeof v === 'object'));
+  return { catalog, columns, stats: { ...stats, sharedBytes: stats.sharedBytes + countIndexBytes, countIndexBytes }, countIndex };
 }
 
 /**
