@@ -19,6 +19,7 @@ import path from 'node:path';
 import { query } from '../scripts/lib/duckdb.js';
 import { csvPuller } from './lib/csv-pull.js';
 import { load } from './lib/load.js';
+import { wrkPath, wrkRate } from './lib/wrk.js';
 import { cpuPerRequest, cpuSnapshot } from './lib/cpu.js';
 import { ROOT, startServer, type Running } from '../scripts/lib/server.js';
 import { median, timeRuns } from './lib/timing.js';
@@ -35,7 +36,7 @@ const sizes = smoke ? [] : arg('sizes', '46000000').split(',').map(Number);
 export interface ScenarioFigures {
   label: string;
   rows: number;
-  s1: { rps: number; p50: number; p99: number; errors: number; oursMs: number; duckMs: number; bytes: number; poolRows: number; poolBytes: number; oneYearMs: number; allRps: number; allP99: number; allBytes: number; cpu: { main: number; other: number; client: number; idle: number }; rps64: number; idle64: number; failed64: number };
+  s1: { rps: number; p50: number; p99: number; errors: number; oursMs: number; duckMs: number; bytes: number; poolRows: number; poolBytes: number; oneYearMs: number; allRps: number; allP99: number; allBytes: number; wrk: number | null; allWrk: number | null; cpu: { main: number; other: number; client: number; idle: number }; rps64: number; idle64: number; failed64: number };
   s2: { rows: number; cold: number; one: number; four: number; duck: number; cpu: { main: number; other: number; client: number; idle: number } };
   s3: { ours: number; duck: number };
   s4: { ours: number; duck: number };
@@ -94,6 +95,11 @@ async function scenarios(label: string, dir: string): Promise<ScenarioFigures> {
     const pathAll = (): string => `/api/v1/governments/${govs[(k++ * 7919) % govs.length]}/spending`;
     const sampleAll = await (await fetch(`${s.url}${pathAll()}`)).text();
     const rAll = await load(s.url, pathAll, { connections: 32, seconds });
+    // wrk (bench/lib/wrk.ts) over the same governments: a load generator of about a third of autocannon's CPU a
+    // request, so more of the two shared cores goes to the server. Not run when wrk is not installed.
+    const wrkPaths = (suffix: string): string[] => govs.map((_, i) => `/api/v1/governments/${govs[(i * 7919) % govs.length]}/spending${suffix}`);
+    const wrk1 = HAS_WRK ? wrkRate(s.url, wrkPaths('?category=Police'), { connections: 32, seconds }) : null;
+    const wrkAll = HAS_WRK ? wrkRate(s.url, wrkPaths(''), { connections: 32, seconds }) : null;
     const sqls = await Promise.all(govs.slice(0, runs).map(async (g) => (await get(s, `/api/v1/governments/${g}/spending?category=Police`)).provenance.sql_query as string));
     await query(sqls[0]!);
     let q = 0;
@@ -151,7 +157,7 @@ async function scenarios(label: string, dir: string): Promise<ScenarioFigures> {
       label, rows: health.corpus.rows,
       s1: {
         rps: r1.requestsPerSec, p50: r1.p50, p99: r1.p99, errors: r1.errors + r1.non2xx, oursMs: median(seq), duckMs: median(duck1), bytes: Buffer.byteLength(sample), poolRows, poolBytes, oneYearMs,
-        allRps: rAll.requestsPerSec, allP99: rAll.p99, allBytes: Buffer.byteLength(sampleAll), cpu: cpu1, rps64: r64.requestsPerSec, idle64, failed64: r64.errors + r64.non2xx,
+        allRps: rAll.requestsPerSec, allP99: rAll.p99, allBytes: Buffer.byteLength(sampleAll), wrk: wrk1, allWrk: wrkAll, cpu: cpu1, rps64: r64.requestsPerSec, idle64, failed64: r64.errors + r64.non2xx,
       },
       s2: { rows, cold: median(coldRates), one: rows / (one / 1000), four, duck: rows / (duck2 / 1000), cpu: cpu2 },
       s3: { ours: ours3, duck: duck3 },
@@ -195,7 +201,7 @@ async function startup(dir: string): Promise<string[]> {
 }
 
 /** The hello-world ceiling: uWS answering a fixed body of the given size. */
-async function ceiling(bytes: number): Promise<{ rps: number; p99: number; server: number; client: number; idle: number }> {
+async function ceiling(bytes: number): Promise<{ rps: number; p99: number; server: number; client: number; idle: number; wrk: number | null }> {
   const proc = spawn(process.execPath, [path.join(ROOT, 'dist/bench/lib/hello.js'), String(bytes)], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve) => proc.stdout!.once('data', (d) => resolve(JSON.parse(String(d)).port)));
   try {
@@ -203,12 +209,14 @@ async function ceiling(bytes: number): Promise<{ rps: number; p99: number; serve
     const c0 = cpuSnapshot(proc.pid!);
     const r = await load(`http://127.0.0.1:${port}`, () => '/', { connections: 32, seconds });
     const cpu = cpuPerRequest(proc.pid!, c0, cpuSnapshot(proc.pid!), r.total);
-    return { rps: r.requestsPerSec, p99: r.p99, server: cpu.main + cpu.other, client: cpu.client, idle: cpu.idle };
+    const wrk = HAS_WRK ? wrkRate(`http://127.0.0.1:${port}`, ['/'], { connections: 32, seconds }) : null;
+    return { rps: r.requestsPerSec, p99: r.p99, server: cpu.main + cpu.other, client: cpu.client, idle: cpu.idle, wrk };
   } finally {
     proc.kill();
   }
 }
 
+const HAS_WRK = wrkPath() !== null;
 const results: ScenarioFigures[] = [];
 const corpora: [string, string][] = smoke ? [['fixture', path.join(ROOT, 'fixtures/finance/v6')]] : sizes.map((n) => [`${(n / 1e6).toFixed(0)}M`, corpus(n)]);
 for (const [label, dir] of corpora) results.push(await scenarios(label, dir));
@@ -230,6 +238,7 @@ const table = [
   '|---|---|---|---|---|---|---|---|---|---|',
   ...results.map((r) => `| ${f(r.rows)} | ${f(r.s1.rps)} | ${r.s1.p50} | ${r.s1.p99} | ${r.s1.errors} | ${f(r.s1.oursMs, 2)} | ${f(r.s1.duckMs, 1)} | ${f(r.s1.duckMs / r.s1.oursMs, 0)}x | ${f(r.s1.bytes)} | ${f(r.s1.allRps)}, ${r.s1.allP99}, ${f(r.s1.allBytes)} |`),
   '',
+  ...(HAS_WRK ? [`With wrk as the load generator (one thread, 32 connections, the same governments), in the same runs: ${results.map((r) => `${f(r.rows)} rows: ${f(r.s1.wrk!)} req/s, all categories ${f(r.s1.allWrk!)} req/s`).join('; ')}.`, ''] : ['wrk is not installed (apt-get install wrk): no wrk figures in this run.', '']),
   `With the response cache on (default 64 MB; the data is immutable), the same 1000 governments on the ${biggest[0]} corpus after one pass: ${f(warmed.rps)} req/s, p50 ${warmed.p50} ms, p99 ${warmed.p99} ms.`,
   '',
   'Scenario 6, how a government\'s query grows with the corpus. The generator grows a smaller corpus with fewer years a government, so the pool\'s answers are smaller there, and a request\'s cost follows its answer, not the corpus. The last column times the same work at every size: one government\'s one year.',
@@ -244,7 +253,7 @@ const table = [
   '|---|---|---|---|---|---|---|---|',
   ...results.map((r) => { const c = r.s1.cpu, sum = c.main + c.other + c.client; return `| ${f(r.rows)} | ${f(c.main)} | ${f(c.other)} | ${f(c.client)} | ${f(sum)} | ${f(2e6 / sum)} | ${f(100 * c.idle)}% | ${f(r.s1.rps64)}, ${f(100 * r.s1.idle64)}%${r.s1.failed64 ? ` (${f(r.s1.failed64)} failed or refused: not served)` : ''} |`; }),
   '',
-  `uWebSockets.js ceiling in the same run: ${f(hello.rps)} req/s for a fixed ${f(results[results.length - 1]!.s1.bytes)}-byte body (p99 ${hello.p99} ms; CPU per request: server ${f(hello.server)} us, load generator ${f(hello.client)} us; cores idle ${f(100 * hello.idle)}%); ${f(tiny.rps)} req/s for a 2-byte body.`,
+  `uWebSockets.js ceiling in the same run: ${f(hello.rps)} req/s for a fixed ${f(results[results.length - 1]!.s1.bytes)}-byte body (p99 ${hello.p99} ms; CPU per request: server ${f(hello.server)} us, load generator ${f(hello.client)} us; cores idle ${f(100 * hello.idle)}%); ${f(tiny.rps)} req/s for a 2-byte body.${hello.wrk !== null ? ` With wrk: ${f(hello.wrk)} req/s for the same body, ${f(tiny.wrk!)} for 2 bytes.` : ''}`,
   '',
   '### 2. 50,000-row CSV pull (flat /spending, one state\'s cities, all years)',
   '',
