@@ -95,8 +95,8 @@ async function scenarios(label: string, dir: string): Promise<ScenarioFigures> {
     const pathAll = (): string => `/api/v1/governments/${govs[(k++ * 7919) % govs.length]}/spending`;
     const sampleAll = await (await fetch(`${s.url}${pathAll()}`)).text();
     const rAll = await load(s.url, pathAll, { connections: 32, seconds });
-    // wrk (bench/lib/wrk.ts) over the same governments: a load generator of about a third of autocannon's CPU a
-    // request, so more of the two shared cores goes to the server. Not run when wrk is not installed.
+    // wrk (bench/lib/wrk.ts) over the same governments: 12 us of CPU a request (uWS ceiling body, /usr/bin/time)
+    // against autocannon's 30-34, so more of the two shared cores goes to the server. Not run when wrk is not installed.
     const wrkPaths = (suffix: string): string[] => govs.map((_, i) => `/api/v1/governments/${govs[(i * 7919) % govs.length]}/spending${suffix}`);
     const wrk1 = HAS_WRK ? wrkRate(s.url, wrkPaths('?category=Police'), { connections: 32, seconds }) : null;
     const wrkAll = HAS_WRK ? wrkRate(s.url, wrkPaths(''), { connections: 32, seconds }) : null;
