@@ -8,6 +8,13 @@
 // nice 19 the build takes the CPU the serving threads leave idle and gives
 // it back the moment one of them wakes. The threads get the corpus columns
 // as the pool's workers do: shared memory, passed once in workerData.
+//
+// What of a build still runs at nice 0: the threads the process shares,
+// which cannot be reniced without slowing the serving threads too. V8's
+// platform threads compile a fresh isolate's hot code (its JavaScript and
+// parquet-wasm) and help its garbage collection, mostly in a thread's first
+// tables; libuv's threads write the files. The gzip, which would have been
+// the largest of these, runs on the build threads (workers/finance/gzip-here.ts).
 
 import os from 'node:os';
 import { TaskPool } from '../task-pool.js';
