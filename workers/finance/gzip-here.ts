@@ -1,7 +1,7 @@
 // One gzip member written piece by piece on the calling thread (the bulk
 // build's .csv.gz). A zlib stream (createGzip) compresses on libuv's thread
 // pool, whose threads serve the whole process at normal priority: the
-// build's gzip, about a quarter of its CPU, would then compete as an equal
+// build's gzip, a large share of its CPU, would then compete as an equal
 // with the serving threads however low the build thread's own priority
 // (thread-priority.ts). Node's synchronous zlib calls run on the caller but
 // close their stream after each call, so each piece is compressed alone as
