@@ -1,4 +1,6 @@
-// The bulk set built on the pool (issue 32): a server started on a corpus
+// The bulk set built on its build threads at nice 19 (issue 32; the
+// threads and their niceness as the server's bulk_files log line reports
+// them): a server started on a corpus
 // with no bulk set built (its cache sets removed first; a prebuilt set beside
 // the mirror is refused, since the server would serve it) builds every file,
 // timed from its listening to the last file ready (and by the server's own
@@ -58,6 +60,12 @@ function oneGovernment(s: Running, govs: string[]): { stop: () => Promise<{ ms: 
   return { stop: async () => { clearInterval(timer); await Promise.all(inFlight); return { ms, failed }; } };
 }
 
+/** The build's threads and the niceness they reported, from the server's bulk_files line (none reported: normal priority). */
+const threadsText = (l: Record<string, unknown> | null): string => {
+  const nice = l?.nice as number[] | undefined;
+  return l?.build_threads === undefined ? 'n/a' : `${String(l.build_threads)}, ${nice !== undefined && nice.length > 0 ? `nice ${nice.join(', ')}` : 'normal priority'}`;
+};
+
 const figures = (r: { ms: number[]; failed: number }): string =>
   `${r.ms.length} answers, p50 ${median(r.ms).toFixed(2)} ms, p99 ${pct(r.ms, 0.99).toFixed(2)} ms, max ${Math.max(...r.ms).toFixed(1)} ms, failed ${r.failed}`;
 
@@ -100,6 +108,7 @@ async function main(): Promise<void> {
       `| bytes (all files) | ${bytes.toLocaleString('en-US')} |`,
       `| build, listening to last file ready | ${(buildMs / 1000).toFixed(1)} s (${Math.round(rows / (buildMs / 1000)).toLocaleString('en-US')} rows/s) |`,
       `| build, the server's bulk_files log | ${logged === null ? 'n/a' : `${((logged as { ms: number }).ms / 1000).toFixed(1)} s`} |`,
+      `| build threads, their niceness (the same log) | ${threadsText(logged)} |`,
       `| one government during the build | ${figures(d)} |`,
       `| one government after it | ${figures(a)} |`,
     ];

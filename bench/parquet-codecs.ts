@@ -1,6 +1,6 @@
 // Parquet zstd against Snappy (issue 32), on the bulk files and on answer
-// pages. The bulk files of the corpus's years are built once on the pool
-// (bulk-build.ts, zstd); each is read back into Arrow and written again with
+// pages. The bulk files of the corpus's years are built once on the build
+// threads (bulk-build.ts, zstd); each is read back into Arrow and written again with
 // each codec by parquet-wasm (the bulk files' properties: dictionary pages,
 // row groups up to 2^20 rows), and a few 50,000-row pages of national flat
 // queries are written as a page is (arrow-writer.ts's typed columns, one row
@@ -21,6 +21,7 @@ import { arrowTable } from '../src/bytes/arrow-writer.js';
 import { readConfig } from '../src/config.js';
 import { GOV_TYPES } from '../src/finance/catalog.js';
 import { cohortOf } from '../src/finance/cohort.js';
+import { BuildThreads } from '../src/finance/build-threads.js';
 import { buildTable } from '../src/finance/http/bulk-build.js';
 import { financeService, loadFinance } from '../src/finance/http/service.js';
 import { moneyTable, tableOptions } from '../src/finance/money-table.js';
@@ -84,12 +85,13 @@ async function main(): Promise<void> {
   const ctx = await loadFinance(config);
   const service = { ...financeService(ctx, config), cache: undefined, timeoutMs: undefined, accessLog: false };
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'civicstream-codecs-'));
+  const threads = new BuildThreads(ctx, 1, () => {});
   try {
     const years = [...ctx.catalog.years].sort((a, b) => b - a).slice(0, nYears);
-    // 1. The bulk files of the latest years, built on the pool, then each written again with each codec.
+    // 1. The bulk files of the latest years, built on a build thread, then each written again with each codec.
     for (const year of years) {
       for (const table of ['spending', 'revenue'] as const) {
-        const files = await buildTable(service, tmp, year, table);
+        const files = await buildTable(service, threads, tmp, year, table);
         const pq = files.find((f) => f.format === 'parquet')!;
         const wasmTable = pw.readParquet(new Uint8Array(readFileSync(path.join(tmp, pq.name))));
         await measure('bulk file', wasmTable.intoIPCStream(), pq.rows, 1 << 20, tmp);
@@ -122,6 +124,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${lines.join('\n')}\n`);
     if (!quick) writeFileSync(path.join(ROOT, 'bench/results/parquet-codecs.md'), `${lines.join('\n')}\n`);
   } finally {
+    await threads.close();
     await ctx.pool.close();
     rmSync(tmp, { recursive: true, force: true });
   }

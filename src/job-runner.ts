@@ -5,7 +5,6 @@
 // context holding a runner does not load the workers, nor they it.
 
 import type { CodeYearsArgs, CodeYearsResult, GovernmentYearsArgs, GovernmentYearsResult, MoneyPageArgs, MoneyPageResult, PackedMoneyResult, PeersArgs, PeersResult } from './finance/job-io.js';
-import type { BulkTableArgs, BulkTableResult } from './finance/bulk-job.js';
 import type { MoneyCount, MoneyPlan } from './finance/plan.js';
 
 /** A deliberate fault, for the worker-fault test only (workers/fault.ts). */
@@ -22,8 +21,6 @@ export interface Jobs {
   moneyCount: [MoneyPlan, MoneyCount];
   codeYears: [CodeYearsArgs, CodeYearsResult];
   peers: [PeersArgs, PeersResult];
-  /** One year of one flat table written as its two bulk files (workers/finance/bulk-table.ts): asynchronous, it writes files. */
-  bulkTable: [BulkTableArgs, Promise<BulkTableResult>];
   fault: [FaultArgs, never];
 }
 export type JobName = keyof Jobs;

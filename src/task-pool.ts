@@ -13,12 +13,16 @@ type TaskJobs = Record<string, (a: never) => unknown>;
  */
 export class TaskPool<Jobs extends TaskJobs> {
   private readonly piscina: Piscina;
-  constructor(entry: URL, workers: number, o: { idleTimeout?: number } = {}) {
-    this.piscina = new Piscina({ filename: entry.href, minThreads: workers, maxThreads: workers, ...(o.idleTimeout !== undefined ? { idleTimeout: o.idleTimeout } : {}) });
+  constructor(entry: URL, workers: number, o: { idleTimeout?: number; workerData?: unknown } = {}) {
+    this.piscina = new Piscina({
+      filename: entry.href, minThreads: workers, maxThreads: workers,
+      ...(o.idleTimeout !== undefined ? { idleTimeout: o.idleTimeout } : {}), ...(o.workerData !== undefined ? { workerData: o.workerData } : {}),
+    });
   }
 
-  run<N extends keyof Jobs & string>(name: N, args: Parameters<Jobs[N]>[0], transferList?: ArrayBuffer[]): Promise<Awaited<ReturnType<Jobs[N]>>> {
-    return this.piscina.run(args, { name, ...(transferList ? { transferList } : {}) }) as Promise<Awaited<ReturnType<Jobs[N]>>>;
+  /** A job; the signal, when it fires, ends the job's thread (Piscina starts another). */
+  run<N extends keyof Jobs & string>(name: N, args: Parameters<Jobs[N]>[0], o: { transferList?: ArrayBuffer[]; signal?: AbortSignal } = {}): Promise<Awaited<ReturnType<Jobs[N]>>> {
+    return this.piscina.run(args, { name, ...(o.transferList ? { transferList: o.transferList } : {}), ...(o.signal ? { signal: o.signal } : {}) }) as Promise<Awaited<ReturnType<Jobs[N]>>>;
   }
 
   close(o: { force?: boolean } = {}): Promise<void> {

@@ -1,23 +1,27 @@
-// The bulk files built on the pool (issue 32) against the build they
-// replace: for a year of each table, the worker's .csv.gz decompresses to
-// exactly the bytes of the flat route's CSV pages walked by Link (one header
-// line), and its .parquet has the schema, column types and rows, in order,
-// that parsing those pages back wrote (test/helpers/bulk-reference.ts).
-// Types are read by parquet-wasm into Arrow and by DuckDB's parquet_schema;
-// rows by DuckDB, row by row.
+// The bulk files built on the build threads (issue 32) against the build
+// they replace: for a year of each table, the thread's .csv.gz (one gzip
+// member) decompresses to exactly the bytes of the flat route's CSV pages
+// walked by Link (one header line), and its .parquet has the schema, column
+// types and rows, in order, that parsing those pages back wrote
+// (test/helpers/bulk-reference.ts). Types are read by parquet-wasm into
+// Arrow and by DuckDB's parquet_schema; rows by DuckDB, row by row. The
+// build threads are seen from outside, in /proc: as many as asked, at nice
+// 19 while the build runs, none left after it.
 
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { crc32, gunzipSync } from 'node:zlib';
 import { tableFromIPC } from 'apache-arrow';
 import { readParquet } from 'parquet-wasm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readConfig } from '../dist/src/config.js';
 import { financeService, loadFinance } from '../dist/src/finance/http/service.js';
+import { BuildThreads } from '../dist/src/finance/build-threads.js';
 import { BuildStopped, buildTable } from '../dist/src/finance/http/bulk-build.js';
 import { drain } from '../dist/src/server/lifecycle.js';
-import { newWork, takePart } from '../dist/src/finance/http/bulk-work.js';
+import { buildTasks } from '../dist/src/finance/http/bulk-work.js';
+import { lowerThisThread } from '../dist/workers/thread-priority.js';
 import { referenceBuild } from './helpers/bulk-reference.js';
 import { query } from './helpers/duckdb.js';
 import { ROOT } from './helpers/server.js';
@@ -51,7 +55,8 @@ const parquetRows = (file: string): Promise<Record<string, unknown>[]> => query(
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function compareYear(svc: any, label: string, year: number, table: 'spending' | 'revenue'): Promise<void> {
   const dir = mkdtempSync(path.join(tmp, `${label}-${table}-${year}-`));
-  const files = await buildTable(svc, dir, year, table);
+  const threads = new BuildThreads(svc.ctx, 1, () => {});
+  const files = await buildTable(svc, threads, dir, year, table).finally(() => threads.close());
   const csv = files.find((f: { format: string }) => f.format === 'csv.gz'), pq = files.find((f: { format: string }) => f.format === 'parquet');
   // Only the two sealed files are left: no temp file.
   expect(readdirSync(dir).sort()).toEqual([csv.name, pq.name].sort());
@@ -61,9 +66,12 @@ async function compareYear(svc: any, label: string, year: number, table: 'spendi
   expect(ref.csvRows).toBeGreaterThan(0);
   expect([csv.rows, pq.rows]).toEqual([ref.csvRows, ref.parquetRows]);
 
-  const got = gunzipSync(readFileSync(path.join(dir, csv.name))), want = gunzipSync(readFileSync(refCsv));
+  const gz = readFileSync(path.join(dir, csv.name));
+  const got = gunzipSync(gz), want = gunzipSync(readFileSync(refCsv));
   expect(got.length).toBe(want.length);
   expect(got.equals(want)).toBe(true);
+  // One gzip member, its trailer over the whole CSV (gunzip would read a file of several members just the same).
+  expect([gz.readUInt32LE(gz.length - 8), gz.readUInt32LE(gz.length - 4)]).toEqual([crc32(want), want.length]);
 
   const file = path.join(dir, pq.name);
   expect(arrowSchema(file)).toEqual(arrowSchema(refPq));
@@ -74,7 +82,7 @@ async function compareYear(svc: any, label: string, year: number, table: 'spendi
   expect(a).toEqual(b);
 }
 
-describe('a year built on the pool', () => {
+describe('a year built on a build thread', () => {
   for (const table of ['spending', 'revenue'] as const) {
     for (const which of ['latest', 'earliest'] as const) {
       it(`${table}, ${which} year: the same CSV bytes, and the same Parquet schema, types and rows, as the walk over the CSV pages`, async () => {
@@ -96,40 +104,95 @@ describe('a year built on the pool', () => {
   }, 120_000);
 });
 
-describe('the shared work of a build', () => {
-  /** takePart on one thread's service, the pool's bulk jobs counted: each table done once, and the most at once. */
-  async function take(builders: number | undefined): Promise<{ done: number[]; most: number }> {
-    const dir = mkdtempSync(path.join(tmp, 'work-'));
+/** The niceness (field 19 of /proc/<pid>/task/<tid>/stat) of each thread of this process now, by thread id. */
+function niceness(): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const tid of readdirSync('/proc/self/task')) {
+    let stat: string;
+    try { stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8'); } catch { continue; }
+    // After the name in parentheses, the fields from the third on: the 19th is the 17th of these.
+    out.set(Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+  }
+  return out;
+}
+
+const atNice19 = (): number[] => [...niceness()].filter(([, n]) => n === 19).map(([tid]) => tid);
+
+/** The threads at nice 19 once none is left, or after 2 s: a thread ended (terminated, or its pool closed) may take a moment to exit. */
+async function atNice19Soon(): Promise<number[]> {
+  let left = atNice19();
+  for (let t = 0; t < 200 && left.length > 0; t++) { await new Promise((r) => setTimeout(r, 10)); left = atNice19(); }
+  return left;
+}
+
+describe.runIf(process.platform === 'linux')('the build threads', () => {
+  /** Builds three tables on `threads` build threads, watching /proc meanwhile: the threads seen at nice 19, the most at once. */
+  async function build(threads: number): Promise<{ done: number[]; run: { threads: number; nice: number[] }; most: number; seen: number; after: number[] }> {
+    const dir = mkdtempSync(path.join(tmp, 'threads-'));
     const year = Math.max(...(ctx.catalog.years as number[]));
-    const work = newWork(dir, [{ year, table: 'revenue' }, { year: year - 1, table: 'revenue' }, { year, table: 'spending' }]);
-    let now = 0, most = 0;
-    const pool = { ...ctx.pool, run: async (...a: unknown[]) => { most = Math.max(most, ++now); try { return await ctx.pool.run(...a); } finally { now--; } } };
+    const tasks = [{ year, table: 'revenue' }, { year: year - 1, table: 'revenue' }, { year, table: 'spending' }];
     const done: number[] = [];
-    await takePart({ ...service, ctx: { ...ctx, pool } }, work, builders === undefined ? {} : { builders }, (i: number, files: unknown[] | null) => { expect(files).toHaveLength(2); done.push(i); });
-    return { done: done.sort(), most };
+    const seen = new Set<number>();
+    let most = 0, building = true;
+    const watch = (async () => {
+      while (building) {
+        const niced = atNice19();
+        for (const tid of niced) seen.add(tid);
+        most = Math.max(most, niced.length);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    const run = await buildTasks(service, dir, tasks, { threads }, (i: number, files: unknown[] | null) => { expect(files).toHaveLength(2); done.push(i); });
+    building = false;
+    await watch;
+    // The threads end with the build: none is left at nice 19.
+    return { done: done.sort(), run, most, seen: seen.size, after: await atNice19Soon() };
   }
 
-  it('is taken a table a worker at once, each table once; a thread keeping a worker for requests (builders) takes fewer at once', async () => {
-    expect(ctx.workers).toBe(2);
-    expect(await take(undefined)).toEqual({ done: [0, 1, 2], most: 2 });
-    expect(await take(1)).toEqual({ done: [0, 1, 2], most: 1 });
+  it('run at nice 19 while the build runs, as many as asked, the serving threads at 0; none is left after it', async () => {
+    expect(niceness().get(process.pid)).toBe(0);
+    expect(atNice19()).toEqual([]);
+    expect(await build(2)).toEqual({ done: [0, 1, 2], run: { threads: 2, nice: [19] }, most: 2, seen: 2, after: [] });
+    expect(await build(1)).toEqual({ done: [0, 1, 2], run: { threads: 1, nice: [19] }, most: 1, seen: 1, after: [] });
+    // This thread, and the serving pool's workers, kept their priority.
+    expect(niceness().get(process.pid)).toBe(0);
   }, 120_000);
+
+  it('a thread that cannot lower its priority says why and goes on at its own (no throw)', () => {
+    const refuse = vi.spyOn(os, 'setPriority').mockImplementation(() => { throw new Error('EPERM: operation not permitted'); });
+    try {
+      expect(lowerThisThread(19)).toEqual({ why: 'EPERM: operation not permitted' });
+    } finally {
+      refuse.mockRestore();
+    }
+    expect(niceness().get(process.pid)).toBe(0);
+  });
 });
 
 // Last: a drain cannot be undone in this process.
 describe('a build when the server drains', () => {
-  it('stops the job under way and leaves no temp file behind', async () => {
+  it('stops the table under way and leaves no temp file behind; the next table is not started, the build threads end', async () => {
     const dir = mkdtempSync(path.join(tmp, 'drain-'));
     const year = Math.max(...(ctx.catalog.years as number[]));
-    const build = buildTable(service, dir, year, 'spending');
+    const done: number[] = [];
+    const build = buildTasks(service, dir, [{ year, table: 'spending' }, { year, table: 'revenue' }], { threads: 1 }, (i: number) => done.push(i));
+    build.catch(() => {});
     // Once the job has begun writing its temp files.
     for (let t = 0; t < 200 && readdirSync(dir).length === 0; t++) await new Promise((r) => setTimeout(r, 10));
     expect(readdirSync(dir).some((f) => f.endsWith('.tmp'))).toBe(true);
     await drain(0);
     await expect(build).rejects.toBeInstanceOf(BuildStopped);
     expect(readdirSync(dir)).toEqual([]);
-    // The next table is not started at all.
-    await expect(buildTable(service, dir, year, 'revenue')).rejects.toBeInstanceOf(BuildStopped);
+    expect(done).toEqual([]);
+    // The thread whose job was stopped is terminated, not waited for, so it may take a moment to go.
+    if (process.platform === 'linux') expect(await atNice19Soon()).toEqual([]);
+    // A table asked for after the drain is not started at all.
+    const threads = new BuildThreads(ctx, 1, () => {});
+    try {
+      await expect(buildTable(service, threads, dir, year, 'revenue')).rejects.toBeInstanceOf(BuildStopped);
+    } finally {
+      await threads.close();
+    }
     expect(readdirSync(dir)).toEqual([]);
   }, 60_000);
 });

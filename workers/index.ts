@@ -1,6 +1,6 @@
 // The Piscina worker entry: attaches the corpus from workerData once and
 // exports the job table's functions by name (workers/jobs.ts), plus the batch
-// of small jobs. No HTTP, no I/O here (the bulk table job writes its files). Each job's time is added to the pool's
+// of small jobs. No HTTP, no I/O here. Each job's time is added to the pool's
 // busy counter (a word of shared memory the pool reads for /metrics).
 
 import { workerData, threadId } from 'node:worker_threads';
@@ -11,7 +11,7 @@ const data = (workerData ?? {}) as JobData & { poolBusy?: SharedArrayBuffer };
 /** Microseconds this pool's workers spent in jobs (src/pool.ts busySeconds). */
 const busy = data.poolBusy === undefined ? null : new BigInt64Array(data.poolBusy);
 
-/** A job that adds its running time to the busy counter, however it ends (every job is synchronous but the bulk table: see below). */
+/** A job that adds its running time to the busy counter, however it ends (every job is synchronous). */
 function timed<A extends unknown[], R>(job: (...a: A) => R): (...a: A) => R {
   if (busy === null) return job;
   return (...a) => {
@@ -26,16 +26,6 @@ function timed<A extends unknown[], R>(job: (...a: A) => R): (...a: A) => R {
 
 const jobs = jobTable(data, threadId);
 
-/** The bulk table holds its worker until its files are written (it is asynchronous): all of that time is busy. */
-export const bulkTable = async (a: Parameters<JobTable['bulkTable']>[0]): ReturnType<JobTable['bulkTable']> => {
-  const t0 = performance.now();
-  try {
-    return await jobs.bulkTable(a);
-  } finally {
-    if (busy !== null) Atomics.add(busy, 0, BigInt(Math.round((performance.now() - t0) * 1000)));
-  }
-};
-
 export const ping = timed(jobs.ping);
 export const governmentYears = timed(jobs.governmentYears);
 export const money = timed(jobs.money);
@@ -45,7 +35,7 @@ export const codeYears = timed(jobs.codeYears);
 export const peers = timed(jobs.peers);
 export const fault = timed(jobs.fault);
 // Piscina finds a job by its export's name: a job of the table left out here would fail only when first run.
-const exported: JobTable = { ping, governmentYears, money, moneyPage, moneyCount, codeYears, peers, bulkTable, fault };
+const exported: JobTable = { ping, governmentYears, money, moneyPage, moneyCount, codeYears, peers, fault };
 void exported;
 
 export const batch = timed((items: BatchItem[]): BatchOutcome[] => runBatch(jobs, items));

@@ -1,8 +1,8 @@
 // The job table: each job a pure, synchronous function of the shared corpus
-// and a small plan. No HTTP, no I/O; but for the bulk table, which writes
-// the two files it is given (temp names) and is asynchronous for it. The Piscina worker entry (index.ts)
+// and a small plan. No HTTP, no I/O. The Piscina worker entry (index.ts)
 // builds it from its workerData; a front thread (src/front.ts) builds the same
-// table to run the small jobs where their request arrived. The jobs' names
+// table to run the small jobs where their request arrived. The bulk files
+// are written by threads of their own (workers/build.ts). The jobs' names
 // and types are declared in src/job-runner.ts, which loads nothing of here.
 
 import { move, transferableSymbol, valueSymbol } from 'piscina';
@@ -14,7 +14,6 @@ import { packRows } from '../src/finance/plan.js';
 import { tableCtxOf, type TableCtx, type TableNames } from '../src/finance/table-ctx.js';
 import type { BatchItem, BatchOutcome, JobTable } from '../src/job-runner.js';
 import { fault as faultJob } from './fault.js';
-import { bulkTable as bulkTableJob } from './finance/bulk-table.js';
 import * as codeYearsJob from './finance/code-years.js';
 import { attachFinance, type FinanceView } from './finance/corpus.js';
 import * as govYears from './finance/government-years.js';
@@ -70,7 +69,6 @@ export function jobTable(data: JobData, threadId: number): JobTable {
     moneyCount: (plan) => countRows(needFinance(), needCatalog(), plan),
     codeYears: (a) => codeYearsJob.codeYears(needFinance(), a),
     peers: (a) => peersJob.peers(needFinance(), needCatalog(), a),
-    bulkTable: (a) => bulkTableJob(needFinance(), tableCtx(), a),
     fault: (a) => faultJob(a),
   };
 }

@@ -54,7 +54,7 @@ export async function loadOrBuildSummaries(dir: string, m: ArrestsManifest, enro
       const bytes = await readBytes(file);
       if (s.sha256 !== null && sha256(bytes) !== s.sha256) throw new LoadError(file, 'sha256 does not match the manifest (corrupt or truncated file)');
       const args: SummarizeArgs = { file, bytes, enroll: enroll.forShard(s.year, s.state) };
-      const r = await pool.run('summarizeShard', args, [bytes.buffer as ArrayBuffer]);
+      const r = await pool.run('summarizeShard', args, { transferList: [bytes.buffer as ArrayBuffer] });
       if (r.rows !== s.rowCount) throw new LoadError(file, `has ${r.rows} rows; the manifest says ${s.rowCount}`);
       if (r.problems.length) throw new LoadError(file, r.problems.join('; '));
       rows += r.rows;

@@ -3,7 +3,8 @@
 // type>&years=<year>&format=csv), computed here slice by slice (a block of
 // governments of one type, about sliceRows rows: one money job), and each
 // slice written twice from the same columns: its CSV bytes (csv-writer.ts,
-// the pages' writer) through gzip into the .csv.gz, one header line, and its
+// the pages' writer) through gzip on this thread (gzip-here.ts) into the
+// .csv.gz, one header line, and its
 // columns as an Arrow record batch into parquet-wasm's streamed writer, which
 // gathers batches into row groups of up to 2^20 rows. Nothing is parsed back.
 //
@@ -15,8 +16,7 @@
 
 import { createWriteStream, rmSync } from 'node:fs';
 import { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { createGzip } from 'node:zlib';
+import { finished } from 'node:stream/promises';
 import { csvBytes } from '../../src/bytes/csv-writer.js';
 import type * as ParquetWasm from 'parquet-wasm';
 import { parquetWasm, writerProperties } from '../../src/bytes/parquet-writer.js';
@@ -25,6 +25,7 @@ import { moneyTable } from '../../src/finance/money-table.js';
 import type { TableCtx } from '../../src/finance/table-ctx.js';
 import { bulkBatch } from './bulk-batch.js';
 import type { FinanceView } from './corpus.js';
+import { GzipHere } from './gzip-here.js';
 import { money } from './money.js';
 
 /** Governments in the first slice of a type, before the rows per government are known. */
@@ -57,9 +58,9 @@ function drained(s: NodeJS.WritableStream): Promise<void> {
 /** Writes the year's .csv.gz and .parquet of the table at a.csvGz and a.parquet; their row count. */
 export async function bulkTable(c: FinanceView, t: TableCtx, a: BulkTableArgs): Promise<BulkTableResult> {
   const p = parquetWasm();
-  const gzip = createGzip({ level: a.gzipLevel });
+  const gzip = new GzipHere(a.gzipLevel);
   const csvFile = createWriteStream(a.csvGz, { mode: 0o644 });
-  const csvDone = pipeline(gzip, csvFile);
+  const csvDone = finished(csvFile);
   csvDone.catch(() => {});
   let rows = 0, govs = 0, count = 0, cpu = 0, header = true;
   const blocks = slices(t, a, () => ({ rows, govs }));
@@ -79,7 +80,7 @@ export async function bulkTable(c: FinanceView, t: TableCtx, a: BulkTableArgs): 
       const batch = bulkBatch(table, a.columns);
       rows += table.n;
       cpu += performance.now() - t0;
-      if (!gzip.write(csv)) await drained(gzip);
+      if (!csvFile.write(gzip.push(csv))) await drained(csvFile);
       return batch;
     }
     return null;
@@ -94,11 +95,10 @@ export async function bulkTable(c: FinanceView, t: TableCtx, a: BulkTableArgs): 
     });
     const bytes = await p.transformParquetStream(batches, writerProperties([], a.codec));
     await bytes.pipeTo(Writable.toWeb(createWriteStream(a.parquet, { mode: 0o644 })) as WritableStream<Uint8Array>);
-    gzip.end();
+    csvFile.end(gzip.end());
     await csvDone;
     return { rows, slices: count, cpuMs: Math.round(cpu) };
   } catch (err) {
-    gzip.destroy();
     csvFile.destroy();
     rmSync(a.csvGz, { force: true });
     rmSync(a.parquet, { force: true });

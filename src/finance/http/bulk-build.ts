@@ -1,5 +1,7 @@
-// Building one year of one table into its two bulk files, on the pool
-// (issue 32). A worker computes the rows the flat route's CSV pages hold
+// Building one year of one table into its two bulk files, on a build thread
+// (issue 32; src/finance/build-threads.ts: threads of their own at the
+// lowest priority, not the serving pool's workers). The thread computes the
+// rows the flat route's CSV pages hold
 // (/<table>?type=<each type>&years=<year>&format=csv: the same plan, every
 // type of government in turn) slice by slice and writes each slice both
 // ways itself: its CSV bytes through gzip into the .csv.gz (one header line)
@@ -19,6 +21,7 @@ import type { Service } from '../../server/service.js';
 import { GOV_TYPES } from '../catalog.js';
 import { cohortOf } from '../cohort.js';
 import type { FinanceCtx } from '../context.js';
+import type { BuildThreads } from '../build-threads.js';
 import type { BulkTableArgs } from '../bulk-job.js';
 import { sealFile, type BulkFile, type BulkTable } from '../bulk-store.js';
 import { tableOptions, type MoneyRoute } from '../money-table.js';
@@ -39,12 +42,10 @@ export const SLICE_ROWS = 50_000;
 export class BuildStopped extends Error {}
 
 export interface BuildOptions {
-  /** Awaited before each (year, table) (the server lets waiting requests go first). */
-  beforeTable?: () => Promise<void>;
   /** Progress on stderr under this label (the CLI). */
   label?: string;
-  /** Tables this thread builds at once: one a worker of its pool when absent. */
-  builders?: number;
+  /** Build threads, each building a table at once: one a core when absent (build-threads.ts defaultBuildThreads). */
+  threads?: number;
   /** Parquet compression and gzip level (the benches); zstd and 6 when absent. */
   codec?: 'zstd' | 'snappy';
   gzipLevel?: number;
@@ -65,19 +66,18 @@ export function bulkTableArgs(service: Service<FinanceCtx>, year: number, table:
   };
 }
 
-/** Builds the .csv.gz and the .parquet of one year of one table in dir, on a worker; what the index says of each. */
-export async function buildTable(service: Service<FinanceCtx>, dir: string, year: number, table: BulkTable, o: BuildOptions = {}): Promise<BulkFile[]> {
+/** Builds the .csv.gz and the .parquet of one year of one table in dir, on one of the build's threads; what the index says of each. */
+export async function buildTable(service: Service<FinanceCtx>, threads: BuildThreads, dir: string, year: number, table: BulkTable, o: BuildOptions = {}): Promise<BulkFile[]> {
   if (isDraining()) throw new BuildStopped('the server is shutting down');
-  await o.beforeTable?.();
   const base = path.join(dir, `.${table}-${year}`);
   const files = { csvGz: `${base}.csv.gz.${process.pid}.tmp`, parquet: `${base}.parquet.${process.pid}.tmp` };
-  // A drain stops the job (its worker is ended) rather than wait for it.
+  // A drain stops the job (its thread is ended) rather than wait for it.
   const stop = new AbortController();
   const watch = setInterval(() => { if (isDraining()) stop.abort(); }, 100);
   watch.unref();
   const t0 = performance.now();
   try {
-    const r = await service.ctx.pool.run('bulkTable', bulkTableArgs(service, year, table, files, o), stop.signal);
+    const r = await threads.bulkTable(bulkTableArgs(service, year, table, files, o), stop.signal);
     if (o.label !== undefined) process.stderr.write(`${o.label} ${table} ${year}: ${r.rows.toLocaleString('en-US')} rows in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
     const common = { year, table, rows: r.rows };
     return [await sealFile(dir, files.parquet, { ...common, format: 'parquet' }), await sealFile(dir, files.csvGz, { ...common, format: 'csv.gz' })];

@@ -4,12 +4,12 @@
 // served is a prebuilt one beside the mirror (<FINANCE_DATA>/bulk/) when its
 // index names this manifest and every file matches its sha256; else the
 // server's cache set for this manifest, whose files already built are checked
-// and kept, and the rest built on the pool (bulk-build.ts), newest year
-// first, a (year, table) a job. The other front threads take part with their
-// own workers (bulk-work.ts), so every worker of the process builds a table
-// at once; each table starts only once no job waits for that thread's pool
-// and a worker is free (or after a second), so a build takes the pool's idle
-// turns and never starves requests.
+// and kept, and the rest built (bulk-build.ts), newest year first, a (year,
+// table) a job, on build threads of the building thread's own at the lowest
+// priority (bulk-work.ts, src/finance/build-threads.ts), not on the serving
+// pool: the build takes the CPU the serving threads leave idle and never
+// holds a worker that requests wait for. The other front threads have no
+// part in the build; they serve the files it has ready.
 
 import { mkdirSync } from 'node:fs';
 import { BroadcastChannel } from 'node:worker_threads';
@@ -19,69 +19,43 @@ import type { FinanceCtx } from '../context.js';
 import { BuildStopped, type BuildOptions } from './bulk-build.js';
 import { bulkOf, type BulkSet, type BulkState } from '../bulk-set.js';
 import { cacheDirs, checkFile, prebuiltDir, privateDir, readIndex, removeOtherSets, removeStaleTemps, untrustedDir, writeIndex, type BulkFile } from '../bulk-store.js';
-import { log, newWork, takePart, type BulkWork, type Done, type Helpers } from './bulk-work.js';
+import { buildTasks, log, type BuildRun, type Done } from './bulk-work.js';
 import { financeService } from './service.js';
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-/** Starts the bulk files of this thread's service: the building thread checks or builds them, the others follow it and build with it. */
+/** Starts the bulk files of this thread's service: the building thread checks or builds them, the others follow it. */
 export function startBulkFiles(ctx: FinanceCtx, config: Config): void {
   const set = bulkOf(ctx);
   const channel = new BroadcastChannel(`civicstream-bulk:${set.digest}`);
   // The channel alone must not keep a thread (or the process) alive.
   channel.unref();
-  const service = (): Service<FinanceCtx> => ({ ...financeService(ctx, config), cache: undefined, timeoutMs: undefined, accessLog: false });
-  // A thread that sends its small jobs to the pool (FRONT_THREADS=1) keeps a worker out of the build for them:
-  // a table holds its worker for seconds at full scale, and they would wait behind it.
-  const options: BuildOptions = { beforeTable: () => idlePool(ctx), ...(ctx.frontThreads === 1 && ctx.workers > 1 ? { builders: ctx.workers - 1 } : {}) };
   if (!config.bulkOwner) {
-    const joined = new Set<string>();
     channel.onmessage = (m: unknown) => {
-      const d = (m as { data: { state?: BulkState; work?: BulkWork } }).data;
+      const d = (m as { data: { state?: BulkState } }).data;
       if (d.state) set.apply(d.state);
-      const work = d.work;
-      if (work === undefined || joined.has(work.id)) return;
-      joined.add(work.id);
-      takePart(service(), work, options, (i, files) => channel.postMessage({ result: { id: work.id, i, files } })).catch((err: unknown) => {
-        if (!(err instanceof BuildStopped)) log('warn', { error: err instanceof Error ? err.message : String(err) });
-      });
     };
     channel.postMessage({ ask: true });
     return;
   }
   const post = (): void => channel.postMessage({ state: set.state() });
-  let offered: { work: BulkWork; onResult: Done } | null = null;
   channel.onmessage = (m: unknown) => {
-    const d = (m as { data: { ask?: boolean; result?: { id: string; i: number; files: BulkFile[] | null } } }).data;
-    // A thread that asks late still takes part in a build under way.
-    if (d.ask) { post(); if (offered !== null) channel.postMessage({ work: offered.work }); }
-    if (d.result !== undefined && offered !== null && d.result.id === offered.work.id) offered.onResult(d.result.i, d.result.files);
-  };
-  const helpers: Helpers = {
-    offer: (work, onResult) => {
-      offered = { work, onResult };
-      channel.postMessage({ work });
-      return () => { offered = null; };
-    },
+    if ((m as { data: { ask?: boolean } }).data.ask) post();
   };
   set.onChange = post;
   // For the threads that asked before this channel existed.
   post();
   const t0 = performance.now();
-  serveOrBuild(set, service(), config.financeData, config.bulkBuild, options, helpers)
-    .then((how) => log('info', { ...how, ...set.counts(), ms: Math.round(performance.now() - t0) }))
+  const service: Service<FinanceCtx> = { ...financeService(ctx, config), cache: undefined, timeoutMs: undefined, accessLog: false };
+  serveOrBuild(set, service, config.financeData, config.bulkBuild, {})
+    // The build's threads and the niceness they ran at (bench/bulk-build.ts reports them).
+    .then(({ built, ...how }) => log('info', { ...how, ...(built ? { build_threads: built.threads, nice: built.nice } : {}), ...set.counts(), ms: Math.round(performance.now() - t0) }))
     .catch((err: unknown) => {
       if (err instanceof BuildStopped) return;
       log('warn', { error: err instanceof Error ? err.message : String(err) });
     });
 }
 
-/** Until no job waits for the pool and a worker is free, for a second at most: a table of the build goes in the pool's idle turns. */
-async function idlePool(ctx: FinanceCtx): Promise<void> {
-  for (let t = 0; t < 100 && (ctx.pool.waiting > 0 || ctx.pool.load >= ctx.workers); t++) await sleep(10);
-}
-
-/** Serves the prebuilt set when it is whole, else the cache set, building what it lacks (when build is true). */
-export async function serveOrBuild(set: BulkSet, service: Service<FinanceCtx>, dataDir: string, build: boolean, o: BuildOptions, helpers?: Helpers): Promise<{ source: string; dir: string | null }> {
+/** Serves the prebuilt set when it is whole, else the cache set, building what it lacks (when build is true; with the threads it ran on). */
+export async function serveOrBuild(set: BulkSet, service: Service<FinanceCtx>, dataDir: string, build: boolean, o: BuildOptions): Promise<{ source: string; dir: string | null; built?: BuildRun }> {
   const pre = prebuiltDir(dataDir);
   const prebuilt = readIndex(pre, set.digest);
   if (prebuilt !== null && 'index' in prebuilt) {
@@ -101,9 +75,9 @@ export async function serveOrBuild(set: BulkSet, service: Service<FinanceCtx>, d
   set.source = 'cache';
   // The files found were posted before the source was known: the threads that follow get it now.
   set.onChange?.();
-  if (build) await buildMissing(set, service, dir, o, helpers);
+  const built = build ? await buildMissing(set, service, dir, o) : null;
   if (set.missing().length === 0) removeOtherSets(dir);
-  return { source: 'cache', dir };
+  return { source: 'cache', dir, ...(built !== null ? { built } : {}) };
 }
 
 /** Why a prebuilt set may not be served whole (a file missing from it or not matching), or null. */
@@ -144,31 +118,22 @@ async function cacheSet(set: BulkSet, dirs: string[], make: boolean): Promise<st
 }
 
 /**
- * Builds each (year, table) not ready, newest first, a table a worker at once: this thread's, and the other
- * threads' when helpers are given. The index is rewritten after each, so a restart resumes.
+ * Builds each (year, table) not ready, newest first, a table a build thread at once (bulk-work.ts); the
+ * threads it ran on, or null when nothing was missing. The index is rewritten after each, so a restart resumes.
  */
-export async function buildMissing(set: BulkSet, service: Service<FinanceCtx>, dir: string, o: BuildOptions, helpers?: Helpers): Promise<void> {
+export async function buildMissing(set: BulkSet, service: Service<FinanceCtx>, dir: string, o: BuildOptions): Promise<BuildRun | null> {
   removeStaleTemps(dir);
-  const work = newWork(dir, set.missing());
-  let left = work.tasks.length;
-  if (left === 0) return;
-  let finished!: () => void;
-  const all = new Promise<void>((resolve) => { finished = resolve; });
+  const tasks = set.missing();
+  if (tasks.length === 0) return null;
   const done: Done = (i, files) => {
-    const { year, table } = work.tasks[i]!;
+    const { year, table } = tasks[i]!;
     if (files === null) set.notBuilt(year, table, 'failed');
     else {
       for (const f of files) set.ready(dir, f);
       writeIndex(dir, set.digest, set.readyFiles);
     }
-    if (--left === 0) finished();
   };
-  const withdraw = helpers?.offer(work, done);
-  try {
-    await Promise.all([takePart(service, work, o, done), all]);
-  } finally {
-    withdraw?.();
-  }
+  return buildTasks(service, dir, tasks, o, done);
 }
 
 /**
@@ -183,7 +148,8 @@ export async function prebuild(set: BulkSet, service: Service<FinanceCtx>, dir: 
   if (found !== null && 'index' in found) {
     for (const f of found.index.files) if ((await checkFile(dir, f)) === null) set.ready(dir, f);
   }
-  await buildMissing(set, service, dir, { label });
+  // --workers N builds on N threads (the serving pool it also starts is idle meanwhile).
+  await buildMissing(set, service, dir, { label, threads: service.ctx.workers });
   writeIndex(dir, set.digest, set.readyFiles);
   return set.counts().failed;
 }
