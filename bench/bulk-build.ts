@@ -9,13 +9,14 @@
 // others take); their p50/p99 during the build (after a warm-up of 2 s, not
 // counted), and for as long again after it, beside the build's time, rows
 // and bytes. Written to bench/results/bulk-build.md (not with --quick).
-//   npm run bench:bulk-build [-- --data .data/finance-46m] [--rate 200] [--quick]
+//   npm run bench:bulk-build [-- --data .data/finance-46m] [--rate 200] [--main path/to/dist/src/main.js --label old] [--quick]
+// --main times another build's server (run the script once for each, one after the other); the table is appended.
 // --quick runs on the fixture, to check that the script works (seconds, not a measurement).
 
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, appendFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT, startServer, type Running } from '../scripts/lib/server.js';
+import { MAIN, ROOT, startServer, type Running } from '../scripts/lib/server.js';
 import { cacheRoots } from '../src/finance/load-cache.js';
 import { median, pct } from './lib/timing.js';
 
@@ -31,6 +32,8 @@ function quickCopy(): string {
   cpSync(src, out, { recursive: true, filter: (f) => !['.civicstream-cache', 'bulk'].includes(path.relative(src, f).split(path.sep)[0]!) });
   return out;
 }
+const serverMain = path.resolve(arg('main', MAIN));
+const label = arg('label', serverMain === MAIN ? 'this checkout' : serverMain);
 const dir = path.resolve(quick ? quickCopy() : arg('data', path.join(ROOT, '.data', 'finance-46m')));
 
 interface Listing { data: { status: string; rows: number | null; bytes: number | null }[]; meta: { total: number; ready: number; failed: number } }
@@ -73,7 +76,7 @@ async function main(): Promise<void> {
   if (existsSync(path.join(dir, 'bulk', 'index.json'))) throw new Error(`${dir}/bulk/ holds a prebuilt set, which the server would serve: move it away to time a build`);
   removeCacheSets();
   let logged: Record<string, unknown> | null = null;
-  const s = await startServer({ FINANCE_DATA: dir, WORKERS: String(os.availableParallelism()), BULK_BUILD: 'true' }, 1_800_000);
+  const s = await startServer({ FINANCE_DATA: dir, WORKERS: String(os.availableParallelism()), BULK_BUILD: 'true' }, 1_800_000, serverMain);
   const t0 = performance.now();
   s.proc.stdout!.on('data', (d: Buffer) => {
     const line = d.toString().split('\n').find((l) => l.includes('"event":"bulk_files"'));
@@ -100,8 +103,8 @@ async function main(): Promise<void> {
     const rows = listing.data.filter((e) => e.status === 'ready').reduce((n, e) => n + (e.rows ?? 0), 0) / 2;
     const bytes = listing.data.reduce((n, e) => n + (e.bytes ?? 0), 0);
     const lines = [
-      `# Bulk set build (issue 32)`, '',
-      `Corpus ${dir}, ${os.availableParallelism()} cores, ${new Date().toISOString()}; one government's JSON at ${rate}/s throughout.`, '',
+      `## ${new Date().toISOString()}: ${label}`, '',
+      `Corpus ${dir}, ${os.availableParallelism()} cores; one government's JSON at ${rate}/s throughout.`, '',
       `| | figure |`, `|---|---|`,
       `| files ready / failed / total | ${listing.meta.ready} / ${listing.meta.failed} / ${listing.meta.total} |`,
       `| rows (each table-year counted once) | ${rows.toLocaleString('en-US')} |`,
@@ -113,7 +116,7 @@ async function main(): Promise<void> {
       `| one government after it | ${figures(a)} |`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
-    if (!quick) writeFileSync(path.join(ROOT, 'bench/results/bulk-build.md'), `${lines.join('\n')}\n`);
+    if (!quick) appendFileSync(path.join(ROOT, 'bench/results/bulk-build.md'), `\n${lines.join('\n')}\n`);
   } finally {
     await s.stop();
     if (quick) rmSync(path.dirname(dir), { recursive: true, force: true });
