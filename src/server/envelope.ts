@@ -65,7 +65,8 @@ export function serialize(env: Envelope): string | Uint8Array {
   // One buffer for the body, sized once: the rows' own estimate and room for the rest as large as the largest
   // of late (no pass to measure it). Everything is written into it as bytes (json-value.ts), not made into
   // strings that would be sized and encoded again, and the parts fixed per corpus are copied as bytes.
-  const w = new ByteWriter(HEAD_ROOM + env.data.size + tailRoom);
+  const room = bodyRoom(HEAD_ROOM + env.data.size + tailRoom);
+  const w = new ByteWriter(room);
   w.text('{"status":');
   writeJson(w, env.status);
   w.text(',"data":');
@@ -83,8 +84,24 @@ export function serialize(env: Envelope): string | Uint8Array {
   const tail = w.n - at;
   // The largest tail of late, shrinking by 1/64 an answer toward smaller ones, so one large answer does not size every later one.
   tailRoom = Math.max(tail + TAIL_SLACK, tailRoom - (tailRoom >> 6));
+  // The body stays where it was written: the slab moves past it (8-aligned), unless it outgrew its room.
+  if (w.buf === room) slabAt += (w.n + 7) & ~7;
   return w.written();
 }
+
+/**
+ * Bodies are written into a slab per thread, one after the other, not each into a buffer of its own (a fresh
+ * ArrayBuffer is a microsecond or two of allocation and GC bookkeeping an answer). A slab is never written
+ * twice: a new one replaces it when full, and the old lives on while a body in it does (bodies are views,
+ * and whoever keeps one copies it). A body larger than a quarter slab gets a buffer of its own.
+ */
+function bodyRoom(size: number): Uint8Array {
+  if (size > SLAB >> 2) return Buffer.allocUnsafeSlow(size);
+  if (slabAt + size > SLAB) { slab = Buffer.allocUnsafeSlow(SLAB); slabAt = 0; }
+  return slab.subarray(slabAt, slabAt + size);
+}
+const SLAB = 512 * 1024;
+let slab = Buffer.allocUnsafeSlow(SLAB), slabAt = 0;
 
 const HEAD_ROOM = 32, TAIL_SLACK = 256;
 /** Room for what follows the rows (meta, provenance, suggestions): per thread, from the answers before. */
