@@ -41,10 +41,9 @@ export function moneyProvenance(ctx: FinanceCtx, p: ProvenanceInput, s: MoneySum
   const codes = s.codesObserved.map((id) => cat.codes[id]!).sort();
   const recipe = p.recipeIndex === null ? null : cat.recipes[p.recipeIndex]!;
   const minY = Math.min(...p.years), maxY = Math.max(...p.years);
-  const inWindow = (b: { year: number }): boolean => b.year >= minY && b.year <= maxY;
-  const seriesRefs = [...new Set(codes.flatMap((code) => (ctx.breaks.byCode.get(code) ?? []).filter(inWindow).map((b) => b.id)))].sort();
+  const seriesRefs = seriesRefsOf(ctx, codes, minY, maxY);
 
-  const scope: Record<string, unknown> = { gov_types_included: GOV_TYPES, ...govidsScope(p.govids, p.govidsMissing) };
+  const scope: Record<string, unknown> = govidsScope(p.govids, p.govidsMissing);
   if (p.perGovernment) {
     const lists = s.yearsPresent.map(([, years]) => years);
     // One government's years arrive in order already; only a merge of several needs the set and sort.
@@ -116,10 +115,21 @@ export function moneyProvenance(ctx: FinanceCtx, p: ProvenanceInput, s: MoneySum
  * A govid list's ids split in two (issue 22): found, those that contributed rows; missing, those unknown or
  * that contributed none. Found listed every id that resolved, so an id without rows was in both.
  */
-function govidsScope(govids: string[], missingIds: string[] | undefined): { govids_found: string[]; govids_missing?: string[] } {
-  if (missingIds === undefined) return { govids_found: govids };
+function govidsScope(govids: string[], missingIds: string[] | undefined): Record<string, unknown> {
+  if (missingIds === undefined) return { gov_types_included: GOV_TYPES, govids_found: govids };
   const missing = new Set(missingIds);
-  return { govids_found: govids.filter((id) => !missing.has(id)), govids_missing: missingIds };
+  return { gov_types_included: GOV_TYPES, govids_found: govids.filter((id) => !missing.has(id)), govids_missing: missingIds };
+}
+
+/** The series breaks of the observed codes within the years, sorted and once each: a loop, as most codes have none. */
+function seriesRefsOf(ctx: FinanceCtx, codes: string[], minY: number, maxY: number): string[] {
+  let refs: string[] = [];
+  for (const code of codes) {
+    const breaks = ctx.breaks.byCode.get(code);
+    if (breaks !== undefined) for (const b of breaks) if (b.year >= minY && b.year <= maxY) refs.push(b.id);
+  }
+  if (refs.length > 1) refs = [...new Set(refs)].sort();
+  return refs;
 }
 
 /** Governments named a year at most in completion.not_in_survey; n_governments counts them all. */
