@@ -7,7 +7,7 @@
 // Rounds alternate which build goes first; each figure is the median of the rounds. Before timing, both builds
 // answer every URL and the bodies must be byte-identical.
 //   node dist/bench/answer-cost.js [--old <an older build's root, holding dist/>] [--govs 200] [--rounds 9] [--ms 150]
-//     [--pipeline] [--only <part of a span's name>]
+//     [--pipeline] [--only <part of a span's name>] [--shape <part of a shape's name>]
 // Without --old only this build is timed. Run briefly: the machine is shared, so only old against new in the
 // same run means anything.
 
@@ -139,13 +139,14 @@ async function timed(one: (k: number) => unknown): Promise<{ wall: number; cpu: 
 }
 
 const median = (xs: number[]): number => { const s = [...xs].sort((a, b) => a - b); return s[s.length >> 1]!; };
-console.log(`| span | shape | ${builds.map((b) => `${b.name} us/answer (wall) | ${b.name} (cpu)`).join(' | ')}${builds.length > 1 ? ' | new/old (wall)' : ''} |`);
-console.log(`|---|---|${builds.map(() => '---:|---:').join('|')}${builds.length > 1 ? '|---:' : ''}|`);
+console.log(`| span | shape | ${builds.map((b) => `${b.name} us/answer (wall) | ${b.name} (cpu)`).join(' | ')}${builds.length > 1 ? ' | new/old (wall) | new/old (cpu)' : ''} |`);
+console.log(`|---|---|${'---:|'.repeat(2 * builds.length + (builds.length > 1 ? 2 : 0))}`);
 // The pipeline span is opt-in (--pipeline): it is mostly the server's stages, not this work, and slow to time.
 const only = arg('--only', '');
 for (const [spanName, span] of Object.entries(spans)) {
   if ((spanName === 'pipeline' && !process.argv.includes('--pipeline')) || !spanName.includes(only)) continue;
   for (const [label, verb, q] of SHAPES) {
+    if (!label.includes(arg('--shape', ''))) continue;
     const ones = await Promise.all(builds.map((b) => span(b, verb, q)));
     for (const one of ones) await timed(one); // warm-up
     const wall: number[][] = builds.map(() => []), cpu: number[][] = builds.map(() => []);
@@ -154,7 +155,7 @@ for (const [spanName, span] of Object.entries(spans)) {
       for (const i of order) { const t = await timed(ones[i]!); wall[i]!.push(t.wall); cpu[i]!.push(t.cpu); }
     }
     const w = wall.map(median), c = cpu.map(median);
-    console.log(`| ${spanName} | ${label} | ${builds.map((_, i) => `${w[i]!.toFixed(1)} | ${c[i]!.toFixed(1)}`).join(' | ')}${builds.length > 1 ? ` | ${(w[1]! / w[0]!).toFixed(2)}` : ''} |`);
+    console.log(`| ${spanName} | ${label} | ${builds.map((_, i) => `${w[i]!.toFixed(1)} | ${c[i]!.toFixed(1)}`).join(' | ')}${builds.length > 1 ? ` | ${(w[1]! / w[0]!).toFixed(2)} | ${(c[1]! / c[0]!).toFixed(2)}` : ''} |`);
   }
 }
 await Promise.all(builds.map((b) => b.ctx.pool.close()));
