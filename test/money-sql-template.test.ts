@@ -43,7 +43,24 @@ const query: fc.Arbitrary<SqlQuery> = fc.record({
 describe('moneySql templates', () => {
   it('a context that has answered other shapes and lists gives each query the SQL a fresh context gives', () => {
     const shared = ctxOf();
-    fc.assert(fc.property(fc.array(query, { minLength: 1, maxLength: 30 }), (qs) => {
+    // A few shapes asked again and again with other lists (and years as new arrays): the recent-shapes path
+    // and the keyed one both answer.
+    const govids = fc.array(fc.stringMatching(/^[0-9]{12}$/), { minLength: 1, maxLength: 3 });
+    // Some picks differ from their shape in one field only: a near miss must not take the shape's template.
+    const ONE_FIELD: ((q: SqlQuery) => SqlQuery)[] = [
+      (q) => q,
+      (q) => ({ ...q, recipe: q.recipe === RECIPES[0] ? RECIPES[1]! : RECIPES[0]! }),
+      (q) => ({ ...q, harmonized: !q.harmonized }),
+      (q) => ({ ...q, igLeg: !q.igLeg }),
+      (q) => ({ ...q, allCategories: !q.allCategories }),
+      (q) => ({ ...q, withFlow: !q.withFlow }),
+      (q) => ({ ...q, categories: q.categories ? null : ['Police'] }),
+      (q) => ({ ...q, years: [...q.years, 2013] }),
+      (q) => ({ ...q, flows: FLOWS[(FLOWS.findIndex((f) => f.join() === q.flows.join()) + 1) % FLOWS.length]! }),
+      (q) => ({ ...q, scope: { ...q.scope, expenditure: q.scope.expenditure === EXPENDITURE_CONCEPTS.total ? EXPENDITURE_CONCEPTS.primary : EXPENDITURE_CONCEPTS.total } }),
+    ];
+    fc.assert(fc.property(fc.array(query, { minLength: 1, maxLength: 12 }), fc.array(fc.tuple(fc.nat(), govids, fc.nat(ONE_FIELD.length - 1)), { maxLength: 40 }), (shapes, picks) => {
+      const qs = [...shapes, ...picks.map(([i, g, f]) => { const q = ONE_FIELD[f]!(shapes[i % shapes.length]!); return { ...q, govids: g, years: [...q.years] }; })];
       for (const q of qs) {
         const sql = moneySql(shared, q);
         expect(sql).toBe(moneySql(ctxOf(), q));

@@ -35,6 +35,13 @@ const list = (xs: readonly (string | number)[]): string => xs.map((x) => (typeof
  */
 export function moneySql(ctx: FinanceCtx, q: SqlQuery): string {
   if (q.govids === null) return writeSql(ctx, q, null);
+  const pieces = recentTemplate(ctx, q) ?? keyedTemplate(ctx, q);
+  const govids = list(q.govids);
+  return pieces.length === 2 ? pieces[0]! + govids + pieces[1]! : pieces.join(govids);
+}
+
+/** The template of q's shape, by its key (a string: building and hashing it is most of a memo hit's cost). */
+function keyedTemplate(ctx: FinanceCtx, q: SqlQuery): string[] {
   let memo = templates.get(ctx);
   if (memo === undefined) templates.set(ctx, (memo = new Map()));
   const key = shapeKey(q);
@@ -43,12 +50,42 @@ export function moneySql(ctx: FinanceCtx, q: SqlQuery): string {
     if (memo.size >= TEMPLATES) memo.clear();
     memo.set(key, (pieces = writeSql(ctx, q, HOLE).split(HOLE)));
   }
-  const govids = list(q.govids);
-  return pieces.length === 2 ? pieces[0]! + govids + pieces[1]! : pieces.join(govids);
+  // Among the recent shapes, a copy of its lists: the caller's arrays are not kept.
+  let recent = recents.get(ctx);
+  if (recent === undefined) recents.set(ctx, (recent = { at: 0, shapes: [] }));
+  const shape: SqlQuery = { ...q, govids: null, flows: [...q.flows], years: [...q.years], categories: q.categories && [...q.categories] };
+  recent.shapes[recent.at] = { q: shape, pieces };
+  recent.at = (recent.at + 1) % RECENT;
+  return pieces;
 }
 
-const TEMPLATES = 1024;
+/**
+ * The template of a shape seen lately, found by comparing the few fields a shape is (the concept's subtype
+ * lists and the route's flows are the same arrays each time), with no key made: the cheap path for the few
+ * shapes a server mostly answers.
+ */
+function recentTemplate(ctx: FinanceCtx, q: SqlQuery): string[] | undefined {
+  const recent = recents.get(ctx);
+  if (recent === undefined) return undefined;
+  for (const r of recent.shapes) if (sameShape(r.q, q)) return r.pieces;
+  return undefined;
+}
+
+const sameShape = (a: SqlQuery, b: SqlQuery): boolean =>
+  a.harmonized === b.harmonized && a.igLeg === b.igLeg && a.allCategories === b.allCategories && a.withFlow === b.withFlow &&
+  a.recipe === b.recipe && sameList(a.flows, b.flows) && sameList(a.years, b.years) && sameList(a.categories, b.categories) &&
+  sameList(a.scope.expenditure, b.scope.expenditure) && sameList(a.scope.revenue, b.scope.revenue) && sameList(a.scope.balance, b.scope.balance);
+
+function sameList<T>(a: readonly T[] | null | undefined, b: readonly T[] | null | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+const TEMPLATES = 1024, RECENT = 8;
 const templates = new WeakMap<FinanceCtx, Map<string, string[]>>();
+const recents = new WeakMap<FinanceCtx, { at: number; shapes: { q: SqlQuery; pieces: string[] }[] }>();
 /** Where the govid list goes in a template: no literal, path or name holds a NUL. */
 const HOLE = '\u0000govids\u0000';
 
