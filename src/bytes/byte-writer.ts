@@ -109,6 +109,17 @@ export class ByteWriter {
     }
   }
 
+  /** Room for at least `more` bytes past what is written, for a caller that writes buf itself. */
+  reserve(more: number): void {
+    if (this.n + more > this.buf.length) this.grow(more);
+  }
+
+  /** s encoded into buf from offset at, in the room there is: the bytes written, or -1 when not all of s fitted. */
+  encodeAt(s: string, at: number): number {
+    const r = encoder.encodeInto(s, this.buf.subarray(at));
+    return r.read === s.length ? r.written : -1;
+  }
+
   bytes(b: Uint8Array): void {
     if (b.length <= 32) { this.copy(b, 0, b.length); return; }
     if (this.n + b.length > this.buf.length) this.grow(b.length);

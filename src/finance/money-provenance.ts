@@ -4,6 +4,7 @@
 import type { Catalog, Flow } from './catalog.js';
 import type { FinanceCtx } from './context.js';
 import { manifestBlock } from './provenance.js';
+import { fixedJson } from '../bytes/json-value.js';
 import type { MoneySummary } from './plan.js';
 
 export interface ProvenanceInput {
@@ -40,11 +41,9 @@ export function moneyProvenance(ctx: FinanceCtx, p: ProvenanceInput, s: MoneySum
   const codes = s.codesObserved.map((id) => cat.codes[id]!).sort();
   const recipe = p.recipeIndex === null ? null : cat.recipes[p.recipeIndex]!;
   const minY = Math.min(...p.years), maxY = Math.max(...p.years);
-  const inWindow = (b: { year: number }): boolean => b.year >= minY && b.year <= maxY;
-  const seriesRefs = [...new Set(codes.flatMap((code) => (ctx.breaks.byCode.get(code) ?? []).filter(inWindow).map((b) => b.id)))].sort();
-  const corpusRefs = [...new Set(ctx.breaks.corpus.filter(inWindow).map((b) => b.id))].sort();
+  const seriesRefs = seriesRefsOf(ctx, codes, minY, maxY);
 
-  const scope: Record<string, unknown> = { gov_types_included: [0, 1, 2, 3], ...govidsScope(p.govids, p.govidsMissing) };
+  const scope: Record<string, unknown> = govidsScope(p.govids, p.govidsMissing);
   if (p.perGovernment) {
     const lists = s.yearsPresent.map(([, years]) => years);
     // One government's years arrive in order already; only a merge of several needs the set and sort.
@@ -99,11 +98,13 @@ export function moneyProvenance(ctx: FinanceCtx, p: ProvenanceInput, s: MoneySum
     suggestions,
     scope,
     codes_summed: { observed: codes, subtype_column: p.flows.length > 1 ? 'subtype' : subtypeColumn(p.flows[0]!) },
-    aggregate_fallback: { applied: s.aggregateYears.length > 0, years: s.aggregateYears },
+    aggregate_fallback: s.aggregateYears.length > 0 ? { applied: true, years: s.aggregateYears } : NO_FALLBACK,
     transformations: transformations(cat, p, s),
     series_break_refs: seriesRefs,
-    corpus_break_refs: corpusRefs,
-    completion: { applied: p.complete, rows_filled: s.rowsFilled, absence_means: p.complete ? absence : {}, not_in_survey: p.complete ? notInSurvey(ctx, s) : [] },
+    corpus_break_refs: corpusRefsOf(ctx, minY, maxY),
+    completion: p.complete || s.rowsFilled !== 0
+      ? { applied: p.complete, rows_filled: s.rowsFilled, absence_means: p.complete ? absence : {}, not_in_survey: p.complete ? notInSurvey(ctx, s) : [] }
+      : NO_COMPLETION,
     balance_caveats: p.flows.includes('balance') ? balanceCaveats(ctx, s, p.years) : null,
     manifest: manifestBlock(ctx),
     sql_query: p.sql,
@@ -114,10 +115,21 @@ export function moneyProvenance(ctx: FinanceCtx, p: ProvenanceInput, s: MoneySum
  * A govid list's ids split in two (issue 22): found, those that contributed rows; missing, those unknown or
  * that contributed none. Found listed every id that resolved, so an id without rows was in both.
  */
-function govidsScope(govids: string[], missingIds: string[] | undefined): { govids_found: string[]; govids_missing?: string[] } {
-  if (missingIds === undefined) return { govids_found: govids };
+function govidsScope(govids: string[], missingIds: string[] | undefined): Record<string, unknown> {
+  if (missingIds === undefined) return { gov_types_included: GOV_TYPES, govids_found: govids };
   const missing = new Set(missingIds);
-  return { govids_found: govids.filter((id) => !missing.has(id)), govids_missing: missingIds };
+  return { gov_types_included: GOV_TYPES, govids_found: govids.filter((id) => !missing.has(id)), govids_missing: missingIds };
+}
+
+/** The series breaks of the observed codes within the years, sorted and once each: a loop, as most codes have none. */
+function seriesRefsOf(ctx: FinanceCtx, codes: string[], minY: number, maxY: number): string[] {
+  let refs: string[] = [];
+  for (const code of codes) {
+    const breaks = ctx.breaks.byCode.get(code);
+    if (breaks !== undefined) for (const b of breaks) if (b.year >= minY && b.year <= maxY) refs.push(b.id);
+  }
+  if (refs.length > 1) refs = [...new Set(refs)].sort();
+  return refs;
 }
 
 /** Governments named a year at most in completion.not_in_survey; n_governments counts them all. */
@@ -141,11 +153,49 @@ function notInSurvey(ctx: FinanceCtx, s: MoneySummary): { year: number; n_govern
 }
 
 /** The one conversion every money amount goes through: the corpus stores $1,000s. */
-export const UNITS_CONVERSION = { applied: true, source_unit: '$1,000s (raw Census)', target_unit: 'USD', multiplier: 1000 } as const;
+export const UNITS_CONVERSION = fixedJson({ applied: true, source_unit: '$1,000s (raw Census)', target_unit: 'USD', multiplier: 1000 } as const);
+
+// The parts of the record that are the same in every answer that carries them, their JSON written once
+// (fixedJson: the serializer copies it; issue 32). Frozen: no answer may change them.
+const GOV_TYPES = fixedJson([0, 1, 2, 3]);
+const NO_FALLBACK = fixedJson({ applied: false, years: [] });
+const NO_COMPLETION = fixedJson({ applied: false, rows_filled: 0, absence_means: {}, not_in_survey: [] });
+const NO_PER_CAPITA = fixedJson({ applied: false });
+const NOMINAL = fixedJson({ applied: false, base_year: null, index: null });
+const UNTRANSFORMED = fixedJson({ units_conversion: UNITS_CONVERSION, per_capita: NO_PER_CAPITA, inflation: NOMINAL });
+
+/** The corpus-wide series breaks within a window of years, sorted: per context and window, made once. */
+function corpusRefsOf(ctx: FinanceCtx, minY: number, maxY: number): string[] {
+  let byWindow = corpusRefMemo.get(ctx);
+  if (byWindow === undefined) corpusRefMemo.set(ctx, (byWindow = new Map()));
+  const key = minY * 100_000 + maxY;
+  let refs = byWindow.get(key);
+  if (refs === undefined) {
+    // Windows are pairs of corpus years: a few hundred at most on any corpus.
+    refs = fixedJson([...new Set(ctx.breaks.corpus.filter((b) => b.year >= minY && b.year <= maxY).map((b) => b.id))].sort());
+    byWindow.set(key, refs);
+  }
+  return refs;
+}
+const corpusRefMemo = new WeakMap<FinanceCtx, Map<number, string[]>>();
+
+/** inflation for adjust=real: per catalog and base year, made once. */
+function realInflation(cat: Catalog, baseYear: number): Record<string, unknown> {
+  let byYear = inflationMemo.get(cat);
+  if (byYear === undefined) inflationMemo.set(cat, (byYear = new Map()));
+  let block = byYear.get(baseYear);
+  if (block === undefined) {
+    block = fixedJson({ applied: true, base_year: baseYear, index: cat.cpi.series, base_year_index: cat.cpi.index.get(baseYear) ?? null, source: cat.cpi.source });
+    byYear.set(baseYear, block);
+  }
+  return block;
+}
+const inflationMemo = new WeakMap<Catalog, Map<number, Record<string, unknown>>>();
 
 export const subtypeColumn = (flow: Flow): string => (flow === 'expenditure' ? 'spend_subtype' : flow === 'revenue' ? 'revenue_subtype' : 'balance_subtype');
 
 function transformations(cat: Catalog, p: ProvenanceInput, s: MoneySummary): Record<string, unknown> {
+  if (!p.perCapita && p.adjust !== 'real') return UNTRANSFORMED;
   return {
     units_conversion: UNITS_CONVERSION,
     per_capita: p.perCapita
@@ -156,10 +206,8 @@ function transformations(cat: Catalog, p: ProvenanceInput, s: MoneySummary): Rec
           popyear_values: s.popYears,
           pop_source_counts: s.popCounts,
         }
-      : { applied: false },
-    inflation: p.adjust === 'real'
-      ? { applied: true, base_year: p.baseYear, index: cat.cpi.series, base_year_index: cat.cpi.index.get(p.baseYear) ?? null, source: cat.cpi.source }
-      : { applied: false, base_year: null, index: null },
+      : NO_PER_CAPITA,
+    inflation: p.adjust === 'real' ? realInflation(cat, p.baseYear) : NOMINAL,
   };
 }
 
@@ -175,7 +223,7 @@ function balanceCaveats(ctx: FinanceCtx, s: MoneySummary, years: number[]): Reco
   return {
     not_gaap: true,
     not_gaap_note: 'Census holdings are gross (no liabilities netted) and are not GAAP fund balance; a reserve ratio built from them overstates what is available. They are stocks, not summable with flows.',
-    coverage_window: windows,
+    coverage_window: fixedJson(windows),
     truncated,
   };
 }

@@ -27,10 +27,80 @@ export interface SqlQuery {
 
 const list = (xs: readonly (string | number)[]): string => xs.map((x) => (typeof x === 'number' ? String(x) : lit(x))).join(', ');
 
+/**
+ * The SQL of a govid list's query is the same text for every list of the same shape but for the list: it is
+ * written once per shape (per context) with a hole where the list goes, so an answer's SQL is one join
+ * (issue 32: writing it cost about 3% of one government's answer). Bounded: past TEMPLATES shapes the memo
+ * starts again.
+ */
 export function moneySql(ctx: FinanceCtx, q: SqlQuery): string {
+  if (q.govids === null) return writeSql(ctx, q, null);
+  const pieces = recentTemplate(ctx, q) ?? keyedTemplate(ctx, q);
+  const govids = list(q.govids);
+  return pieces.length === 2 ? pieces[0]! + govids + pieces[1]! : pieces.join(govids);
+}
+
+/** The template of q's shape, by its key (a string: building and hashing it is most of a memo hit's cost). */
+function keyedTemplate(ctx: FinanceCtx, q: SqlQuery): string[] {
+  let memo = templates.get(ctx);
+  if (memo === undefined) templates.set(ctx, (memo = new Map()));
+  const key = shapeKey(q);
+  let pieces = memo.get(key);
+  if (pieces === undefined) {
+    if (memo.size >= TEMPLATES) memo.clear();
+    memo.set(key, (pieces = writeSql(ctx, q, HOLE).split(HOLE)));
+  }
+  // Among the recent shapes, a copy of its lists: the caller's arrays are not kept.
+  let recent = recents.get(ctx);
+  if (recent === undefined) recents.set(ctx, (recent = { at: 0, shapes: [] }));
+  const shape: SqlQuery = { ...q, govids: null, flows: [...q.flows], years: [...q.years], categories: q.categories && [...q.categories] };
+  recent.shapes[recent.at] = { q: shape, pieces };
+  recent.at = (recent.at + 1) % RECENT;
+  return pieces;
+}
+
+/**
+ * The template of a shape seen lately, found by comparing the few fields a shape is (the concept's subtype
+ * lists and the route's flows are the same arrays each time), with no key made: the cheap path for the few
+ * shapes a server mostly answers.
+ */
+function recentTemplate(ctx: FinanceCtx, q: SqlQuery): string[] | undefined {
+  const recent = recents.get(ctx);
+  if (recent === undefined) return undefined;
+  for (const r of recent.shapes) if (sameShape(r.q, q)) return r.pieces;
+  return undefined;
+}
+
+const sameShape = (a: SqlQuery, b: SqlQuery): boolean =>
+  a.harmonized === b.harmonized && a.igLeg === b.igLeg && a.allCategories === b.allCategories && a.withFlow === b.withFlow &&
+  a.recipe === b.recipe && sameList(a.flows, b.flows) && sameList(a.years, b.years) && sameList(a.categories, b.categories) &&
+  sameList(a.scope.expenditure, b.scope.expenditure) && sameList(a.scope.revenue, b.scope.revenue) && sameList(a.scope.balance, b.scope.balance);
+
+function sameList<T>(a: readonly T[] | null | undefined, b: readonly T[] | null | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+const TEMPLATES = 1024, RECENT = 8;
+const templates = new WeakMap<FinanceCtx, Map<string, string[]>>();
+const recents = new WeakMap<FinanceCtx, { at: number; shapes: { q: SqlQuery; pieces: string[] }[] }>();
+/** Where the govid list goes in a template: no literal, path or name holds a NUL. */
+const HOLE = '\u0000govids\u0000';
+
+/** Everything writeSql reads but the govid list (the cohort is only read without one), NUL-separated. */
+function shapeKey(q: SqlQuery): string {
+  const scope = q.flows.map((f) => q.scope[f]?.join('\u0001')).join('\u0002');
+  return `${q.flows.join()}\u0000${q.years.join()}\u0000${q.harmonized}\u0000${scope}\u0000${q.igLeg ? q.scope.expenditure?.join('\u0001') : '-'}\u0000${
+    q.categories?.join('\u0001')}\u0000${q.allCategories}\u0000${q.recipe?.recipe_id}\u0000${q.withFlow}`;
+}
+
+/** The SQL; with govHole, the text written in place of the govid list (a template's hole). */
+function writeSql(ctx: FinanceCtx, q: SqlQuery, govHole: string | null): string {
   const files = ctx.longFilesSql;
   const cohort = q.govids !== null
-    ? `l.canonical_govid IN (${list(q.govids)})`
+    ? `l.canonical_govid IN (${govHole ?? list(q.govids)})`
     : `l.canonical_govid IN (SELECT canonical_govid FROM ${metadataTable(ctx, 'canonical_fips_xwalk')} WHERE ${[
         q.cohort?.fips_state !== undefined ? `fips_state = ${lit(q.cohort.fips_state)}` : 'TRUE',
         q.cohort?.type !== undefined ? `govs_type = ${q.cohort.type}` : 'TRUE',

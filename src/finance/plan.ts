@@ -145,8 +145,14 @@ const ROW_LAYOUT: [RowColumn, ViewCtor, 'n' | 'n+1' | 'codes'][] = [
 
 /** Views over a packed rows buffer (or a fresh one of the right size when buffer is omitted). */
 export function rowsOf(p: { n: number; nCodes: number; buffer?: ArrayBuffer }): MoneyRows {
+  if (p.buffer !== undefined) {
+    // Packed on this thread (a small job run inline): the views it was packed from, not new ones.
+    const views = packedHere.get(p.buffer);
+    if (views !== undefined && views.n === p.n) return views;
+  }
   const len = (k: 'n' | 'n+1' | 'codes'): number => (k === 'n' ? p.n : k === 'n+1' ? p.n + 1 : p.nCodes);
-  const bytes = ROW_LAYOUT.reduce((b, [, C, k]) => b + (C as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT * len(k), 0);
+  let bytes = 0;
+  for (const [, C, k] of ROW_LAYOUT) bytes += (C as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT * len(k);
   const buffer = p.buffer ?? new ArrayBuffer(bytes);
   const out: Record<string, unknown> = { n: p.n };
   let at = 0;
@@ -159,7 +165,16 @@ export function rowsOf(p: { n: number; nCodes: number; buffer?: ArrayBuffer }): 
 }
 
 /** For rows made by rowsOf: every view shares one buffer, so the buffer is the rows. */
-export const packRows = (r: MoneyRows): PackedMoneyRows => ({ n: r.n, nCodes: r.codes.length, buffer: r.amt.buffer as ArrayBuffer });
+export const packRows = (r: MoneyRows): PackedMoneyRows => {
+  const buffer = r.amt.buffer as ArrayBuffer;
+  packedHere.set(buffer, r);
+  return { n: r.n, nCodes: r.codes.length, buffer };
+};
+/**
+ * Rows packed on this thread, by their buffer: rowsOf gives a job run inline (Pool.runSmall) the views it
+ * packed, not eleven new ones (issue 32). A buffer that crossed threads is another object: never found here.
+ */
+const packedHere = new WeakMap<ArrayBuffer, MoneyRows>();
 
 export interface MoneySummary {
   /**

@@ -3,11 +3,18 @@
 // mirror's own metadata parquet and returns the rows of the answer.
 
 import type { FinanceCtx } from './context.js';
+import { fixedJson } from '../bytes/json-value.js';
 
+/** The corpus's manifest block: one object per context, its JSON written once (fixedJson). */
 export function manifestBlock(ctx: FinanceCtx): Record<string, unknown> {
-  const m = ctx.catalog.manifest;
-  return { schema_version: m.schemaVersion, pipeline_commit: m.pipelineCommit, built_at: m.builtAt, mirror_url: ctx.mirrorUrl };
+  let block = manifests.get(ctx);
+  if (block === undefined) {
+    const m = ctx.catalog.manifest;
+    manifests.set(ctx, (block = fixedJson({ schema_version: m.schemaVersion, pipeline_commit: m.pipelineCommit, built_at: m.builtAt, mirror_url: ctx.mirrorUrl })));
+  }
+  return block;
 }
+const manifests = new WeakMap<FinanceCtx, Record<string, unknown>>();
 
 export function metadataProvenance(
   ctx: FinanceCtx,

@@ -2,7 +2,7 @@
 
 import type { FinanceCtx } from './context.js';
 
-export const lit = (s: string): string => `'${s.replaceAll("'", "''")}'`;
+export const lit = (s: string): string => (s.includes("'") ? `'${s.replaceAll("'", "''")}'` : `'${s}'`);
 
 export const mirrorFile = (ctx: Pick<FinanceCtx, 'mirrorUrl'>, rel: string): string =>
   lit(`${ctx.mirrorUrl.replace(/\/+$/, '')}/${rel}`);

@@ -3,7 +3,7 @@
 // between /spending, /revenue, /balances and /profile is the MoneyRoute
 // record each passes in, not code paths here.
 
-import { JsonRows, ok, type Envelope } from '../../server/envelope.js';
+import { JsonRows, okWithMeta, type Envelope, type Meta } from '../../server/envelope.js';
 import { moneyTable, tableOptions, type MoneyRoute } from '../money-table.js';
 import { jsonRowsSize, writeJsonRows } from '../../bytes/json-rows.js';
 import type { ColumnTable } from '../../bytes/column-table.js';
@@ -141,8 +141,10 @@ export function answer(
     meta.coverage_truncated = truncatedFamilies(ctx, res.summary, plan.years);
   }
   const data = o.rows ?? jsonRowsOf(moneyTable(ctx, route, tableOptions(params), res, o.extraColumns));
-  // ok() keeps version where it stands in the meta it is given: after the money keys, before the route's.
-  return ok(data, o.meta ? { ...meta, version: 'v1', ...o.meta } : meta, shapedProvenance(provenance, o), suggestions.map(({ years: _years, ...s }) => s));
+  // version after the money keys, before the route's (a route's key already among the money keys keeps its place).
+  meta.version = 'v1';
+  if (o.meta) Object.assign(meta, o.meta);
+  return okWithMeta(data, meta as Meta, shapedProvenance(provenance, o), suggestions.length ? suggestions.map(({ years: _years, ...s }) => s) : []);
 }
 
 const jsonRowsOf = (table: ColumnTable): JsonRows => new JsonRows((w) => writeJsonRows(table, w), table.n, jsonRowsSize(table));

@@ -1,0 +1,161 @@
+// What one government's JSON answer costs the thread that serves it, in-process, one build against another
+// (issue 32): microseconds of CPU per answer, every answer computed (no response cache, no rate limit), the
+// money job run inline as on a front thread. Three spans, each timed over the same governments:
+//   pipeline           the whole request through inject() (validate, freshness, the handler, render): all but uWS
+//   handler + render   the route's handler (plan, the money job, answer()) and serialize() of its envelope
+//   answer + render    answer() and serialize() alone, over a money result computed once per government
+// Rounds alternate which build goes first; each figure is the median of the rounds. Before timing, both builds
+// answer every URL and the bodies must be byte-identical.
+//   node dist/bench/answer-cost.js [--old <an older build's root, holding dist/>] [--govs 200] [--rounds 9] [--ms 150]
+//     [--pipeline] [--only <part of a span's name>] [--shape <part of a shape's name>]
+// Without --old only this build is timed. Run briefly: the machine is shared, so only old against new in the
+// same run means anything.
+
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { readConfig } from '../src/config.js';
+import type { financeCtx, financeService, loadFinanceData } from '../src/finance/http/service.js';
+import type { inject } from '../src/server/inject.js';
+import type { serialize, Envelope } from '../src/server/envelope.js';
+import type { answer } from '../src/finance/http/money.js';
+import type { planOf } from '../src/finance/plan-of.js';
+import type { moneyJob } from '../src/finance/run-money.js';
+import type { MoneyRoute } from '../src/finance/money-table.js';
+import type { Reply, RouteRequest } from '../src/server/route-spec.js';
+import type { FinanceCtx } from '../src/finance/context.js';
+
+const arg = (name: string, dflt: string): string => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1]! : dflt; };
+const HERE = path.resolve(import.meta.dirname, '../..');
+const nGovs = Number(arg('--govs', '200')), rounds = Number(arg('--rounds', '9')), ms = Number(arg('--ms', '150'));
+const DATA = path.join(HERE, 'fixtures/finance/v6');
+
+/** The URLs timed: the issue's answer first, then other shapes of one government's answer. */
+const SHAPES: [string, string, string][] = [
+  ['spending?category=Police', 'spending', 'category=Police'],
+  ['profile adjust=real per_capita', 'profile', 'adjust=real&per_capita=true'],
+  ['balances', 'balances', ''],
+];
+const ROUTES: Record<string, MoneyRoute> = {
+  spending: { verb: 'spending', flows: ['expenditure'], subtypeField: 'spend_subtype', withFlow: false },
+  profile: { verb: 'profile', flows: ['expenditure', 'revenue'], subtypeField: 'subtype', withFlow: true },
+  balances: { verb: 'balances', flows: ['balance'], subtypeField: 'balance_subtype', withFlow: false },
+};
+
+interface Build {
+  name: string;
+  inject: typeof inject;
+  serialize: typeof serialize;
+  answer: typeof answer;
+  planOf: typeof planOf;
+  moneyJob: typeof moneyJob;
+  ctx: FinanceCtx;
+  service: ReturnType<typeof financeService>;
+  /** The validated request each URL's handler was given, and the handler. */
+  reqs: Map<string, RouteRequest<FinanceCtx, never>>;
+  handles: Map<string, (req: RouteRequest<FinanceCtx, never>) => Promise<Reply> | Reply>;
+}
+
+async function load(name: string, root: string): Promise<Build> {
+  const from = async <T>(file: string): Promise<T> => (await import(pathToFileURL(path.join(root, 'dist', file)).href)) as T;
+  const { readConfig: config } = await from<{ readConfig: typeof readConfig }>('src/config.js');
+  const svc = await from<{ financeCtx: typeof financeCtx; financeService: typeof financeService; loadFinanceData: typeof loadFinanceData }>('src/finance/http/service.js');
+  const c = config({ ...process.env, FINANCE_DATA: DATA, WORKERS: '1', RESPONSE_CACHE_MB: '0', RATE_LIMIT: '0', ACCESS_LOG: 'false' });
+  // As on a front thread: small jobs run on this thread.
+  const ctx = await svc.financeCtx(c, await svc.loadFinanceData(c), { inline: true });
+  const b: Build = {
+    name, ctx, service: svc.financeService(ctx, c), reqs: new Map(), handles: new Map(),
+    inject: (await from<{ inject: typeof inject }>('src/server/inject.js')).inject,
+    serialize: (await from<{ serialize: typeof serialize }>('src/server/envelope.js')).serialize,
+    answer: (await from<{ answer: typeof answer }>('src/finance/http/money.js')).answer,
+    planOf: (await from<{ planOf: typeof planOf }>('src/finance/plan-of.js')).planOf,
+    moneyJob: (await from<{ moneyJob: typeof moneyJob }>('src/finance/run-money.js')).moneyJob,
+  };
+  // The money routes' handlers, wrapped to keep the request each URL was given (only while capturing).
+  for (const r of b.service.routes as { id: string; handle: (req: RouteRequest<FinanceCtx, never>) => Promise<Reply> | Reply }[]) {
+    if (!/^government_(spending|profile|balances)$/.test(r.id)) continue;
+    const orig = r.handle;
+    r.handle = (req) => { if (capturing) { b.reqs.set(req.url, req); b.handles.set(req.url, orig); } return orig(req); };
+  }
+  return b;
+}
+
+let capturing = true;
+const builds: Build[] = [];
+const oldRoot = arg('--old', '');
+if (oldRoot) builds.push(await load('old', path.resolve(oldRoot)));
+builds.push(await load('new', HERE));
+const first = builds[0]!.ctx;
+const govids = Array.from({ length: nGovs }, (_, k) => first.catalog.governments[Math.floor((k * first.catalog.governments.length) / nGovs)]!.canonical_govid);
+const urlOf = (verb: string, q: string, g: string): string => `/api/v1/governments/${g}/${verb}${q ? `?${q}` : ''}`;
+
+// Same bytes from both builds, for every URL; and each build's captured requests (canonical URLs).
+const canonical = new Map<string, string>();
+for (const [, verb, q] of SHAPES) {
+  for (const g of govids) {
+    const bodies = await Promise.all(builds.map((b) => b.inject(b.service, urlOf(verb, q, g))));
+    if (bodies.some((r) => r.status !== 200)) throw new Error(`not 200: ${urlOf(verb, q, g)}`);
+    if (bodies.some((r) => !r.body.equals(bodies[0]!.body))) throw new Error(`bodies differ: ${urlOf(verb, q, g)}`);
+    canonical.set(urlOf(verb, q, g), [...builds[0]!.reqs.keys()].at(-1)!);
+  }
+}
+capturing = false;
+console.log(`identical: ${canonical.size} URLs (${SHAPES.length} shapes x ${govids.length} governments), body bytes`);
+
+/** Per build, per shape: the span's one answer for government k. */
+type Span = (b: Build, verb: string, q: string) => Promise<(k: number) => unknown>;
+const spans: Record<string, Span> = {
+  pipeline: async (b, verb, q) => (k) => b.inject(b.service, urlOf(verb, q, govids[k]!)),
+  'handler + render': async (b, verb, q) => {
+    const reqs = govids.map((g) => b.reqs.get(canonical.get(urlOf(verb, q, g))!)!);
+    const handle = b.handles.get(reqs[0]!.url)!;
+    return async (k) => {
+      const reply = await handle(reqs[k]!);
+      return reply.kind === 'envelope' ? b.serialize(reply.envelope) : reply;
+    };
+  },
+  'answer + render': async (b, verb, q) => {
+    const route = ROUTES[verb]!;
+    const parts = await Promise.all(govids.map(async (g) => {
+      const req = b.reqs.get(canonical.get(urlOf(verb, q, g))!)! as unknown as RouteRequest<FinanceCtx, Parameters<typeof answer>[2]['params'] & { govid: number; years: number[] }>;
+      const gov = b.ctx.catalog.governments[req.params.govid]!;
+      const plan = b.planOf(b.ctx, route, { gids: [req.params.govid], years: req.params.years, params: req.params as never });
+      const res = await b.moneyJob(b.ctx, plan, undefined, true);
+      return { req, plan, res, shape: { govids: [gov.canonical_govid], govNames: [gov.gov_name], perGovernment: true } };
+    }));
+    return (k) => { const p = parts[k]!; return b.serialize(b.answer(b.ctx, route, p.req, p.res, p.plan, p.shape) as Envelope); };
+  },
+};
+
+/** Answers for about `ms` milliseconds; microseconds of wall and of process CPU per answer. */
+async function timed(one: (k: number) => unknown): Promise<{ wall: number; cpu: number }> {
+  let n = 0;
+  const c0 = process.cpuUsage(), t0 = performance.now();
+  while (performance.now() - t0 < ms) {
+    for (let k = 0; k < govids.length; k++) await one(k);
+    n += govids.length;
+  }
+  const wall = performance.now() - t0, c = process.cpuUsage(c0);
+  return { wall: (wall * 1000) / n, cpu: (c.user + c.system) / n };
+}
+
+const median = (xs: number[]): number => { const s = [...xs].sort((a, b) => a - b); return s[s.length >> 1]!; };
+console.log(`| span | shape | ${builds.map((b) => `${b.name} us/answer (wall) | ${b.name} (cpu)`).join(' | ')}${builds.length > 1 ? ' | new/old (wall) | new/old (cpu)' : ''} |`);
+console.log(`|---|---|${'---:|'.repeat(2 * builds.length + (builds.length > 1 ? 2 : 0))}`);
+// The pipeline span is opt-in (--pipeline): it is mostly the server's stages, not this work, and slow to time.
+const only = arg('--only', '');
+for (const [spanName, span] of Object.entries(spans)) {
+  if ((spanName === 'pipeline' && !process.argv.includes('--pipeline')) || !spanName.includes(only)) continue;
+  for (const [label, verb, q] of SHAPES) {
+    if (!label.includes(arg('--shape', ''))) continue;
+    const ones = await Promise.all(builds.map((b) => span(b, verb, q)));
+    for (const one of ones) await timed(one); // warm-up
+    const wall: number[][] = builds.map(() => []), cpu: number[][] = builds.map(() => []);
+    for (let r = 0; r < rounds; r++) {
+      const order = r % 2 === 0 ? builds.map((_, i) => i) : builds.map((_, i) => builds.length - 1 - i);
+      for (const i of order) { const t = await timed(ones[i]!); wall[i]!.push(t.wall); cpu[i]!.push(t.cpu); }
+    }
+    const w = wall.map(median), c = cpu.map(median);
+    console.log(`| ${spanName} | ${label} | ${builds.map((_, i) => `${w[i]!.toFixed(1)} | ${c[i]!.toFixed(1)}`).join(' | ')}${builds.length > 1 ? ` | ${(w[1]! / w[0]!).toFixed(2)} | ${(c[1]! / c[0]!).toFixed(2)}` : ''} |`);
+  }
+}
+await Promise.all(builds.map((b) => b.ctx.pool.close()));
