@@ -162,15 +162,6 @@ async function startHere(uws: typeof UWS, config: Config): Promise<FinanceServer
  * corpus is loaded here once: its columns are shared memory, so every thread
  * reads the same bytes; each gets its own copy of the catalog.
  */
-/**
- * A front thread's young generation: 64 MB semi-spaces (V8 sizes the young generation at three of them), not
- * V8's 16 MB default. Every answer allocates its plan, result arrays, provenance and body, all dead a moment
- * later, so the scavenger's cost is per scavenge, not per byte: four times fewer scavenges halved the garbage
- * collector's time an answer (4.1 to 2.2 us, one government's JSON in-process; bench/results/profile-issue32.md).
- * The space is committed only as it fills: at most about 130 MB more per front thread.
- */
-const FRONT_LIMITS = { maxYoungGenerationSizeMb: 3 * 64 };
-
 async function startFronts(config: Config): Promise<FinanceServer> {
   let data: FinanceData | null = await loadFinanceData(config);
   const extra = { load_ms: Math.round(data.stats.ms), loader_threads: data.stats.loaders, rows: data.stats.rows, shared_bytes: data.stats.sharedBytes, count_index_bytes: data.stats.countIndexBytes, front_threads: config.frontThreads };
@@ -184,7 +175,6 @@ async function startFronts(config: Config): Promise<FinanceServer> {
   /** A front thread, resolved once it has built its context; listen() then starts it on a port. */
   const spawn = (k: number): Promise<{ listen(port: number): Promise<number> }> => new Promise((ready, fail) => {
     const w = new Worker(new URL('./front.js', import.meta.url), {
-      resourceLimits: FRONT_LIMITS,
       workerData: { config: frontShare(config, k), data: data!, logCounters: shareLogCounters(), gateStats: shareGateStats(), boards: shareBoards(), slot: k, readiness: shareReadiness(), rateTables: shareRateTables() } satisfies FrontData,
     });
     frontThreads.push(w);
