@@ -13,6 +13,14 @@
 // it as it reads createGzip's, and it decompresses to the same bytes
 // (test/bulk-build.test.ts); only the compressed bytes differ (5 bytes of
 // flush marker a piece).
+//
+// Why not src/bytes/page-coder.ts, which also codes on the calling thread: it
+// drives a zlib stream's internal native handle (fast, one stream, no
+// dictionary to prime, but not public API, checked at load) and writes into
+// a page slot. A bulk file is background work at nice 19 whose full-scale
+// build took 35.9 s with this coder (bench/results/bulk-build.md): priming
+// each piece with its 32 KB of history costs it more CPU, and only public
+// API is used. Two coders for two trade-offs; folding them into one is left.
 
 import zlib from 'node:zlib';
 
