@@ -19,7 +19,7 @@
 // dictionary to prime, but not public API, checked at load) and writes into
 // a page slot. A bulk file is background work at nice 19 whose full-scale
 // build took 35.9 s with this coder (bench/results/bulk-build.md): priming
-// each piece with its 32 KB of history costs it more CPU, and only public
+// each piece with its 32 KB of history costs some CPU (not measured apart), and only public
 // API is used. Two coders for two trade-offs; folding them into one is left.
 
 import zlib from 'node:zlib';
