@@ -10,6 +10,8 @@ export const utf8 = (s: string): Uint8Array => encoder.encode(s);
 /** Writes one row's cell: exactly the UTF-8 bytes of what its format's escape (csvField, JSON.stringify) would write. */
 export type Cell = (i: number, w: ByteWriter) => void;
 
+let memoIds = 0;
+
 /**
  * Cells escaped (for CSV, or for JSON) and encoded once per key (a gid, a
  * category id), kept in one growing arena with a start and length per key.
@@ -18,6 +20,8 @@ export type Cell = (i: number, w: ByteWriter) => void;
  * its names and ids.
  */
 export class ByteMemo {
+  /** Names this memo among others for as long as the process lives: json-rows.ts keys the pieces it keeps on it. */
+  readonly id = ++memoIds;
   private arena = new Uint8Array(4096);
   private used = 0;
   /** Per key: the cell's offset in the arena, -1 until first written. */
@@ -125,6 +129,21 @@ export class ByteWriter {
     if (this.n + b.length > this.buf.length) this.grow(b.length);
     this.buf.set(b, this.n);
     this.n += b.length;
+  }
+
+  /**
+   * A piece's bytes whole (a view made once and copied on every use): one set() for anything past a few
+   * bytes, where a JavaScript loop costs about a nanosecond a byte on this machine and a subarray made per
+   * copy costs more than the copy (bench/results/profile-issue32.md).
+   */
+  piece(v: Uint8Array): void {
+    const len = v.length;
+    if (this.n + len > this.buf.length) this.grow(len);
+    if (len > 12) { this.buf.set(v, this.n); this.n += len; return; }
+    const buf = this.buf;
+    let n = this.n;
+    for (let k = 0; k < len; k++) buf[n++] = v[k]!;
+    this.n = n;
   }
 
   /** len bytes of src from offset at. */

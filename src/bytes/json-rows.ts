@@ -5,6 +5,7 @@
 
 import { ByteMemo, ByteWriter, utf8, type Cell } from './byte-writer.js';
 import { writeMemo, type ColumnTable, type MemoCell } from './column-table.js';
+import { keptPieces, type KeptPieces } from './kept-pieces.js';
 
 const COMMA = 0x2c;
 const TRUE = utf8('true'), FALSE = utf8('false');
@@ -41,15 +42,29 @@ const prefixOf = (name: string, first: boolean): Uint8Array => {
  * integer keeps the run's Map lookup on its fast path.
  */
 const RUN_KEYS = 2 ** 30;
+/**
+ * A run whose combined keys are at most this many keeps its pieces across
+ * answers (KeptPieces): a government's id and name (40,330 governments at full
+ * scale), a category and subtype, a row's codes and flags. Runs are cut at
+ * this bound so that each fits; a cell with more keys alone starts a run
+ * whose pieces last one answer.
+ */
+const KEPT_KEYS = 2 ** 17;
 
-/** How jsonRows writes a row: cells, and runs of adjacent memo cells written as one memoized piece with the next key. */
+/** How jsonRows writes a row: cells, and runs of adjacent memo cells written as one piece with the next key. */
 type Step =
-  | { run: false; prefix: Uint8Array | null; cell: Cell }
+  | { kind: 'cell'; prefix: Uint8Array | null; cell: Cell }
   | {
-    run: true; prefix: Uint8Array | null; cells: MemoCell[]; prefixes: Uint8Array[]; tail: Uint8Array | null;
+    kind: 'run'; prefix: Uint8Array | null; cells: MemoCell[]; prefixes: Uint8Array[]; tail: Uint8Array | null;
     /** The run's distinct key functions (cells keyed alike, such as a government's id and name, count once). */
     factors: MemoCell[];
     pieces: Map<number, number>;
+  }
+  | {
+    /** A run whose pieces (its own key first, when it writes it) are kept across answers. */
+    kind: 'kept'; head: Uint8Array | null; cells: MemoCell[]; prefixes: Uint8Array[]; tail: Uint8Array | null;
+    factors: MemoCell[];
+    kept: KeptPieces;
   };
 
 function stepsOf(t: ColumnTable): Step[] {
@@ -57,27 +72,35 @@ function stepsOf(t: ColumnTable): Step[] {
   const prefix = t.names.map((n, c) => prefixOf(n, c === 0));
   const json = t.json?.map((cell, c) => (typeof cell === 'object' ? withFallback(cell, t.get[c]!) : cell));
   const memoAt = (c: number): MemoCell | null => (c < cols && typeof json?.[c] === 'object' ? json[c] as MemoCell : null);
+  // A run starts at two memo cells, or at one whose pieces can be kept: the key before it then goes with it.
+  const runAt = (c: number): boolean => memoAt(c) !== null && (memoAt(c + 1) !== null || memoAt(c)!.keys <= KEPT_KEYS);
   const steps: Step[] = [];
   // Whether the next step writes its column's key: not when the run before it wrote it as its tail.
   let ownPrefix = true;
   for (let c = 0; c < cols;) {
-    if (memoAt(c) !== null && memoAt(c + 1) !== null) {
+    if (runAt(c)) {
       // Rows of one answer repeat the same government, category and subtype: their cells and the
       // keys between them are one piece per distinct combination.
       const cells: MemoCell[] = [], prefixes: Uint8Array[] = [], factors: MemoCell[] = [];
+      const bound = memoAt(c)!.keys <= KEPT_KEYS ? KEPT_KEYS : RUN_KEYS;
       let span = 1;
       for (let m = memoAt(c); m !== null; m = memoAt(c)) {
         const alike = factors.some((f) => f.key === m!.key);
         // The first cell is always taken, so the loop moves on even past a cell of more keys than a run holds.
-        if (!alike && cells.length > 0 && span * m.keys >= RUN_KEYS) break;
+        if (!alike && cells.length > 0 && span * m.keys > bound) break;
         if (!alike) { span *= m.keys; factors.push(m); }
         cells.push(m);
         prefixes.push(prefix[c]!);
         c++;
       }
       // The next column's key goes into the piece, unless that column starts a run of its own.
-      const tail = c < cols && !(memoAt(c) !== null && memoAt(c + 1) !== null) ? prefix[c]! : null;
-      steps.push({ run: true, prefix: ownPrefix ? prefixes[0]! : null, cells, prefixes, tail, factors, pieces: new Map() });
+      const tail = c < cols && !runAt(c) ? prefix[c]! : null;
+      const head = ownPrefix ? prefixes[0]! : null;
+      if (span <= KEPT_KEYS) {
+        steps.push({ kind: 'kept', head, cells, prefixes, tail, factors, kept: keptPieces(cells, factors, span, head, t.names.slice(c - cells.length, c + (tail === null ? 0 : 1))) });
+      } else {
+        steps.push({ kind: 'run', prefix: head, cells, prefixes, tail, factors, pieces: new Map() });
+      }
       ownPrefix = tail === null;
       continue;
     }
@@ -85,7 +108,7 @@ function stepsOf(t: ColumnTable): Step[] {
     const write: Cell = cell === undefined ? (row, w) => w.text(JSON.stringify(get(row) ?? null))
       : typeof cell === 'function' ? cell
         : (row, w) => writeMemo(cell, row, w);
-    steps.push({ run: false, prefix: ownPrefix ? prefix[c]! : null, cell: write });
+    steps.push({ kind: 'cell', prefix: ownPrefix ? prefix[c]! : null, cell: write });
     ownPrefix = true;
     c++;
   }
@@ -98,31 +121,53 @@ const withFallback = (m: MemoCell, get: (i: number) => unknown): MemoCell => ({
   fallback: m.fallback ?? ((row, w) => w.text(JSON.stringify(get(row) ?? null))),
 });
 
-/**
- * A run's cells for row i. A combination seen before in this answer is
- * copied from where it was first written: no piece is allocated, and a
- * fleet page whose every row is a new combination pays only the lookup.
- */
-function writeRun(s: Extract<Step, { run: true }>, i: number, w: ByteWriter): void {
-  const { cells, factors } = s;
+/** A run's key for row i: its factors' keys combined, or -1 when a cell does not key the row (its fallback writes it). */
+function runKey(factors: MemoCell[], i: number): number {
   let k = 0;
-  for (let j = 0; j < factors.length && k >= 0; j++) {
+  for (let j = 0; j < factors.length; j++) {
     const f = factors[j]!.key(i);
-    // A cell this row does not key (its fallback writes it): the row's piece is written, not memoized.
-    k = f < 0 ? -1 : k * factors[j]!.keys + f;
+    if (f < 0) return -1;
+    k = k * factors[j]!.keys + f;
   }
-  const seen = k < 0 ? undefined : s.pieces.get(k);
-  if (seen !== undefined) { w.again(Math.floor(seen / PIECE), seen % PIECE); return; }
-  const from = w.n;
+  return k;
+}
+
+/** A run's cells for row i as they are (the key before the first is the caller's), and its tail. */
+function writeCells(s: { cells: MemoCell[]; prefixes: Uint8Array[]; tail: Uint8Array | null }, i: number, w: ByteWriter): void {
+  const { cells } = s;
   for (let j = 0; j < cells.length; j++) {
     if (j > 0) w.bytes(s.prefixes[j]!);
     writeMemo(cells[j]!, i, w);
   }
   if (s.tail !== null) w.bytes(s.tail);
+}
+
+/**
+ * A run's cells for row i. A combination seen before in this answer is
+ * copied from where it was first written: no piece is allocated, and a
+ * fleet page whose every row is a new combination pays only the lookup.
+ */
+function writeRun(s: Extract<Step, { kind: 'run' }>, i: number, w: ByteWriter): void {
+  const k = runKey(s.factors, i);
+  const seen = k < 0 ? undefined : s.pieces.get(k);
+  if (seen !== undefined) { w.again(Math.floor(seen / PIECE), seen % PIECE); return; }
+  const from = w.n;
+  writeCells(s, i, w);
   if (k >= 0 && w.n - from < PIECE) s.pieces.set(k, from * PIECE + (w.n - from));
 }
 /** Where a run's piece was written, as offset * PIECE + length. */
 const PIECE = 65536;
+
+/** A kept run's piece for row i: copied whole when any answer wrote it before, else written and kept. */
+function writeKept(s: Extract<Step, { kind: 'kept' }>, i: number, w: ByteWriter): void {
+  const k = runKey(s.factors, i);
+  const piece = k < 0 ? undefined : s.kept.views[k];
+  if (piece !== undefined) { w.piece(piece); return; }
+  const from = w.n;
+  if (s.head !== null) w.bytes(s.head);
+  writeCells(s, i, w);
+  if (k >= 0) s.kept.keep(k, w.buf, from, w.n);
+}
 
 /**
  * The table's rows as a JSON array in UTF-8, written from the columns
@@ -137,8 +182,9 @@ export function writeJsonRows(t: ColumnTable, w: ByteWriter): void {
     if (i > 0) w.byte(COMMA);
     for (let c = 0; c < steps.length; c++) {
       const s = steps[c]!;
+      if (s.kind === 'kept') { writeKept(s, i, w); continue; }
       if (s.prefix !== null) w.bytes(s.prefix);
-      if (s.run) { writeRun(s, i, w); continue; }
+      if (s.kind === 'run') { writeRun(s, i, w); continue; }
       s.cell(i, w);
     }
     w.byte(0x7d);
