@@ -5,14 +5,20 @@
 //   handler + render   the route's handler (plan, the money job, answer()) and serialize() of its envelope
 //   answer + render    answer() and serialize() alone, over a money result computed once per government
 // Rounds alternate which build goes first; each figure is the median of the rounds. Before timing, both builds
-// answer every URL and the bodies must be byte-identical.
-//   node dist/bench/answer-cost.js [--old <an older build's root, holding dist/>] [--govs 200] [--rounds 9] [--ms 150]
-//     [--pipeline] [--only <part of a span's name>] [--shape <part of a shape's name>]
+// answer every URL and the bodies must be byte-identical. Beside each shape's figures, in the same run: DuckDB
+// (in this process, over the same parquet, its default threads, warm) answering the same question, each
+// answer's provenance SQL (as bench/load.ts's scenario 1 does), over the first --duck-govs governments: the
+// median wall and the mean CPU (all its threads) of one query, in microseconds.
+//   node dist/bench/answer-cost.js [--old <an older build's root, holding dist/>] [--data DIR] [--govs 200] [--rounds 9] [--ms 150]
+//     [--pipeline] [--only <part of a span's name>] [--shape <part of a shape's name>] [--duck-govs 20]
+// --data: the corpus (default the fixture, fixtures/finance/v6); at full scale `--data .data/finance-46m` (each
+// build loads it, about 20 s and its memory a build).
 // Without --old only this build is timed. Run briefly: the machine is shared, so only old against new in the
 // same run means anything.
 
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { duckCost, duckThreads, type DuckCost } from './lib/duck.js';
 import type { readConfig } from '../src/config.js';
 import type { financeCtx, financeService, loadFinanceData } from '../src/finance/http/service.js';
 import type { inject } from '../src/server/inject.js';
@@ -27,11 +33,13 @@ import type { FinanceCtx } from '../src/finance/context.js';
 const arg = (name: string, dflt: string): string => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1]! : dflt; };
 const HERE = path.resolve(import.meta.dirname, '../..');
 const nGovs = Number(arg('--govs', '200')), rounds = Number(arg('--rounds', '9')), ms = Number(arg('--ms', '150'));
-const DATA = path.join(HERE, 'fixtures/finance/v6');
+const DATA = path.resolve(arg('--data', path.join(HERE, 'fixtures/finance/v6')));
+const duckGovs = Number(arg('--duck-govs', '20'));
 
 /** The URLs timed: the issue's answer first, then other shapes of one government's answer. */
 const SHAPES: [string, string, string][] = [
   ['spending?category=Police', 'spending', 'category=Police'],
+  ['spending all categories', 'spending', ''],
   ['profile adjust=real per_capita', 'profile', 'adjust=real&per_capita=true'],
   ['balances', 'balances', ''],
 ];
@@ -90,16 +98,32 @@ const urlOf = (verb: string, q: string, g: string): string => `/api/v1/governmen
 
 // Same bytes from both builds, for every URL; and each build's captured requests (canonical URLs).
 const canonical = new Map<string, string>();
-for (const [, verb, q] of SHAPES) {
-  for (const g of govids) {
+/** Per shape, the provenance SQL of its first --duck-govs governments' answers: what DuckDB is timed on. */
+const duckSql = new Map<string, string[]>();
+for (const [label, verb, q] of SHAPES) {
+  duckSql.set(label, []);
+  for (const [k, g] of govids.entries()) {
     const bodies = await Promise.all(builds.map((b) => b.inject(b.service, urlOf(verb, q, g))));
     if (bodies.some((r) => r.status !== 200)) throw new Error(`not 200: ${urlOf(verb, q, g)}`);
     if (bodies.some((r) => !r.body.equals(bodies[0]!.body))) throw new Error(`bodies differ: ${urlOf(verb, q, g)}`);
     canonical.set(urlOf(verb, q, g), [...builds[0]!.reqs.keys()].at(-1)!);
+    if (k < duckGovs) duckSql.get(label)!.push((JSON.parse(bodies[0]!.body.toString()) as { provenance: { sql_query: string } }).provenance.sql_query);
   }
 }
 capturing = false;
 console.log(`identical: ${canonical.size} URLs (${SHAPES.length} shapes x ${govids.length} governments), body bytes`);
+
+const median = (xs: number[]): number => { const s = [...xs].sort((a, b) => a - b); return s[s.length >> 1]!; };
+
+/** DuckDB's one answer of a shape: each government's SQL run twice, the second timed (DuckDB warm); median wall, mean CPU (us). */
+async function duckShape(sqls: string[]): Promise<{ wall: number; cpu: number }> {
+  const each: DuckCost[] = [];
+  for (const sql of sqls) each.push(await duckCost(sql, 1));
+  return { wall: 1000 * median(each.map((c) => c.wallMs)), cpu: (1000 * each.reduce((n, c) => n + c.cpuMs, 0)) / each.length };
+}
+const duck = new Map<string, { wall: number; cpu: number }>();
+for (const [label] of SHAPES) if (label.includes(arg('--shape', ''))) duck.set(label, await duckShape(duckSql.get(label)!));
+console.log(`DuckDB ${await duckThreads()} threads (its default), in this process, the same parquet (${DATA}); its figures: the answers' provenance SQL over the first ${Math.min(duckGovs, govids.length)} governments`);
 
 /** Per build, per shape: the span's one answer for government k. */
 type Span = (b: Build, verb: string, q: string) => Promise<(k: number) => unknown>;
@@ -138,9 +162,8 @@ async function timed(one: (k: number) => unknown): Promise<{ wall: number; cpu: 
   return { wall: (wall * 1000) / n, cpu: (c.user + c.system) / n };
 }
 
-const median = (xs: number[]): number => { const s = [...xs].sort((a, b) => a - b); return s[s.length >> 1]!; };
-console.log(`| span | shape | ${builds.map((b) => `${b.name} us/answer (wall) | ${b.name} (cpu)`).join(' | ')}${builds.length > 1 ? ' | new/old (wall) | new/old (cpu)' : ''} |`);
-console.log(`|---|---|${'---:|'.repeat(2 * builds.length + (builds.length > 1 ? 2 : 0))}`);
+console.log(`| span | shape | ${builds.map((b) => `${b.name} us/answer (wall) | ${b.name} (cpu)`).join(' | ')}${builds.length > 1 ? ' | new/old (wall) | new/old (cpu)' : ''} | DuckDB us/answer (wall) | DuckDB (cpu) |`);
+console.log(`|---|---|${'---:|'.repeat(2 * builds.length + (builds.length > 1 ? 2 : 0) + 2)}`);
 // The pipeline span is opt-in (--pipeline): it is mostly the server's stages, not this work, and slow to time.
 const only = arg('--only', '');
 for (const [spanName, span] of Object.entries(spans)) {
@@ -155,7 +178,8 @@ for (const [spanName, span] of Object.entries(spans)) {
       for (const i of order) { const t = await timed(ones[i]!); wall[i]!.push(t.wall); cpu[i]!.push(t.cpu); }
     }
     const w = wall.map(median), c = cpu.map(median);
-    console.log(`| ${spanName} | ${label} | ${builds.map((_, i) => `${w[i]!.toFixed(1)} | ${c[i]!.toFixed(1)}`).join(' | ')}${builds.length > 1 ? ` | ${(w[1]! / w[0]!).toFixed(2)} | ${(c[1]! / c[0]!).toFixed(2)}` : ''} |`);
+    const d = duck.get(label)!;
+    console.log(`| ${spanName} | ${label} | ${builds.map((_, i) => `${w[i]!.toFixed(1)} | ${c[i]!.toFixed(1)}`).join(' | ')}${builds.length > 1 ? ` | ${(w[1]! / w[0]!).toFixed(2)} | ${(c[1]! / c[0]!).toFixed(2)}` : ''} | ${d.wall.toFixed(0)} | ${d.cpu.toFixed(0)} |`);
   }
 }
 await Promise.all(builds.map((b) => b.ctx.pool.close()));

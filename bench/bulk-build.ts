@@ -9,15 +9,24 @@
 // others take); their p50/p99 during the build (after a warm-up of 2 s, not
 // counted), and for as long again after it, beside the build's time, rows
 // and bytes. Written to bench/results/bulk-build.md (not with --quick).
-//   npm run bench:bulk-build [-- --data .data/finance-46m] [--rate 200] [--main path/to/dist/src/main.js --label old] [--quick]
+// Beside it, in the same run, once the server has stopped (so the two never share the cores): DuckDB (in this
+// process, over the same corpus parquet) writing the same tables, each (year, table) of the set as the flat
+// route's provenance SQL of every type of government (/<table>?type=<t>&years=<y>, asked of the server before it
+// stops) made into one table and copied to the two formats the set holds (Parquet zstd, CSV with a header
+// gzipped), timed, with its rows and bytes. DuckDB runs with its default threads (the core count: both cores);
+// when that is not 2, again with SET threads = 2. --duck-threads 1,2 runs the settings given instead.
+//   npm run bench:bulk-build [-- --data .data/finance-46m] [--rate 200] [--main path/to/dist/src/main.js --label old] [--duck-threads default,1] [--quick]
 // --main times another build's server (run the script once for each, one after the other); the table is appended.
 // --quick runs on the fixture, to check that the script works (seconds, not a measurement).
 
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, appendFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, appendFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MAIN, ROOT, startServer, type Running } from '../scripts/lib/server.js';
+import { query } from '../scripts/lib/duckdb.js';
+import { GOV_TYPES } from '../src/finance/catalog.js';
 import { cacheRoots } from '../src/finance/load-cache.js';
+import { duckThreads, setDuckThreads } from './lib/duck.js';
 import { median, pct } from './lib/timing.js';
 
 const arg = (name: string, dflt: string): string => {
@@ -36,7 +45,7 @@ const serverMain = path.resolve(arg('main', MAIN));
 const label = arg('label', serverMain === MAIN ? 'this checkout' : serverMain);
 const dir = path.resolve(quick ? quickCopy() : arg('data', path.join(ROOT, '.data', 'finance-46m')));
 
-interface Listing { data: { status: string; rows: number | null; bytes: number | null }[]; meta: { total: number; ready: number; failed: number } }
+interface Listing { data: { year: number; table: string; format: string; status: string; rows: number | null; bytes: number | null }[]; meta: { total: number; ready: number; failed: number } }
 const get = async (s: Running, p: string): Promise<any> => (await fetch(`${s.url}${p}`)).json();
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -69,6 +78,58 @@ const threadsText = (l: Record<string, unknown> | null): string => {
   return l?.build_threads === undefined ? 'n/a' : `${String(l.build_threads)}, ${nice !== undefined && nice.length > 0 ? `nice ${nice.join(', ')}` : 'normal priority'}`;
 };
 
+/** The flat routes the bulk tables are pages of (src/finance/http/bulk-build.ts ROUTES). */
+const FLAT: Record<string, string> = { spending: '/api/v1/spending', revenue: '/api/v1/revenue' };
+
+/** Each (year, table) of the set: the provenance SQL of the flat route's query for each type of government. */
+async function bulkSql(s: Running, listing: Listing): Promise<{ year: number; table: string; sqls: string[] }[]> {
+  const pairs = [...new Map(listing.data.map((e) => [`${e.table}-${e.year}`, { year: e.year, table: e.table }])).values()];
+  const out: { year: number; table: string; sqls: string[] }[] = [];
+  // One (year, table) at a time: each question is a first page of one row, but hundreds at once would still be a load.
+  for (const { year, table } of pairs) {
+    out.push({
+      year, table,
+      sqls: await Promise.all(GOV_TYPES.map(async (t) => {
+        const r = await fetch(`${s.url}${FLAT[table]}?type=${t}&years=${year}&limit=1`);
+        if (!r.ok) throw new Error(`${FLAT[table]}?type=${t}&years=${year}: ${r.status}`);
+        return ((await r.json()) as { provenance: { sql_query: string } }).provenance.sql_query;
+      })),
+    });
+  }
+  return out;
+}
+
+interface DuckBuild { threads: string; ms: number; cpuMs: number; queryMs: number; parquetMs: number; csvMs: number; rows: number; parquetBytes: number; csvBytes: number; columns: string[] }
+
+/** DuckDB writing every (year, table) as the set does: its rows made once (the types' queries, one after another), then a .parquet (zstd) and a .csv.gz. */
+async function duckBuild(tables: { year: number; table: string; sqls: string[] }[], threads: number | 'default'): Promise<DuckBuild> {
+  await setDuckThreads(threads);
+  const out = mkdtempSync(path.join(os.tmpdir(), 'civicstream-bench-duck-bulk-'));
+  const d: DuckBuild = { threads: `${await duckThreads()}${threads === 'default' ? ' (its default)' : ' (SET threads)'}`, ms: 0, cpuMs: 0, queryMs: 0, parquetMs: 0, csvMs: 0, rows: 0, parquetBytes: 0, csvBytes: 0, columns: [] };
+  const timed = async (sql: string): Promise<number> => { const t = performance.now(); await query(sql); return performance.now() - t; };
+  try {
+    const c0 = process.cpuUsage(), t0 = performance.now();
+    for (const { year, table, sqls } of tables) {
+      const base = path.join(out, `${table}-${year}`);
+      d.queryMs += await timed(`CREATE OR REPLACE TEMP TABLE bulk AS ${sqls.map((q) => `SELECT * FROM (${q})`).join(' UNION ALL ')}`);
+      d.parquetMs += await timed(`COPY bulk TO '${base}.parquet' (FORMAT parquet, COMPRESSION zstd)`);
+      d.csvMs += await timed(`COPY bulk TO '${base}.csv.gz' (FORMAT csv, HEADER, COMPRESSION gzip)`);
+      d.rows += (await query('SELECT count(*) AS n FROM bulk'))[0]!.n as number;
+      d.parquetBytes += statSync(`${base}.parquet`).size;
+      d.csvBytes += statSync(`${base}.csv.gz`).size;
+    }
+    d.ms = performance.now() - t0;
+    const c = process.cpuUsage(c0);
+    d.cpuMs = (c.user + c.system) / 1000;
+    d.columns = (await query('DESCRIBE bulk')).map((r) => r.column_name as string);
+    await query('DROP TABLE bulk');
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+    await setDuckThreads('default');
+  }
+  return d;
+}
+
 const figures = (r: { ms: number[]; failed: number }): string =>
   `${r.ms.length} answers, p50 ${median(r.ms).toFixed(2)} ms, p99 ${pct(r.ms, 0.99).toFixed(2)} ms, max ${Math.max(...r.ms).toFixed(1)} ms, failed ${r.failed}`;
 
@@ -78,6 +139,7 @@ async function main(): Promise<void> {
   let logged: Record<string, unknown> | null = null;
   const s = await startServer({ FINANCE_DATA: dir, WORKERS: String(os.availableParallelism()), BULK_BUILD: 'true' }, 1_800_000, serverMain);
   const t0 = performance.now();
+  let stopped = false;
   s.proc.stdout!.on('data', (d: Buffer) => {
     const line = d.toString().split('\n').find((l) => l.includes('"event":"bulk_files"'));
     if (line !== undefined) logged = JSON.parse(line) as Record<string, unknown>;
@@ -102,6 +164,22 @@ async function main(): Promise<void> {
     const a = await after.stop();
     const rows = listing.data.filter((e) => e.status === 'ready').reduce((n, e) => n + (e.rows ?? 0), 0) / 2;
     const bytes = listing.data.reduce((n, e) => n + (e.bytes ?? 0), 0);
+    const bytesOf = (format: string): number => listing.data.filter((e) => e.format === format).reduce((n, e) => n + (e.bytes ?? 0), 0);
+    // DuckDB on the same tables, the server stopped first: the machine is DuckDB's alone, as it was the server's.
+    const tables = await bulkSql(s, listing);
+    await s.stop();
+    stopped = true;
+    const given = arg('duck-threads', '');
+    const settings: (number | 'default')[] = given !== ''
+      ? given.split(',').map((t) => (t === 'default' ? 'default' : Number(t)))
+      : (await duckThreads()) === 2 ? ['default'] : ['default', 2];
+    const ducks: DuckBuild[] = [];
+    for (const t of settings) ducks.push(await duckBuild(tables, t));
+    const f = (x: number): string => Math.round(x).toLocaleString('en-US');
+    const duckLines = ducks.flatMap((k) => [
+      `| DuckDB, the same tables (threads: ${k.threads}): rows made, then Parquet zstd and CSV gzip written | **${(k.ms / 1000).toFixed(1)} s** (${f(k.rows / (k.ms / 1000))} rows/s; CPU ${(k.cpuMs / 1000).toFixed(1)} s): rows ${(k.queryMs / 1000).toFixed(1)} s, .parquet ${(k.parquetMs / 1000).toFixed(1)} s, .csv.gz ${(k.csvMs / 1000).toFixed(1)} s |`,
+      `| DuckDB's rows; bytes (.parquet + .csv.gz) | ${f(k.rows)}${k.rows === rows ? '' : ` (ours ${f(rows)})`}; ${f(k.parquetBytes + k.csvBytes)} (${f(k.parquetBytes)} + ${f(k.csvBytes)}) |`,
+    ]);
     const lines = [
       `## ${new Date().toISOString()}: ${label}`, '',
       `Corpus ${dir}, ${os.availableParallelism()} cores; one government's JSON at ${rate}/s throughout.`, '',
@@ -114,11 +192,15 @@ async function main(): Promise<void> {
       `| build threads, their niceness (the same log) | ${threadsText(logged)} |`,
       `| one government during the build | ${figures(d)} |`,
       `| one government after it | ${figures(a)} |`,
+      `| bytes (.parquet + .csv.gz) | ${f(bytesOf('parquet'))} + ${f(bytesOf('csv.gz'))} |`,
+      ...duckLines,
+      '',
+      `DuckDB ran in the bench's process after the server stopped, over the same parquet: for each (year, table) of the set, the flat route's provenance SQL for each type of government (${GOV_TYPES.join(', ')}) made into one table, then COPY to .parquet (zstd) and to .csv.gz (HEADER, its own gzip). Its files hold the SQL's ${ducks[0]?.columns.length ?? 0} columns (${ducks[0]?.columns.join(', ') ?? ''}), fewer than the set's, and its rows in no set order.`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
     if (!quick) appendFileSync(path.join(ROOT, 'bench/results/bulk-build.md'), `\n${lines.join('\n')}\n`);
   } finally {
-    await s.stop();
+    if (!stopped) await s.stop();
     if (quick) rmSync(path.dirname(dir), { recursive: true, force: true });
   }
 }

@@ -10,12 +10,20 @@
 // measured the rate limits' cost with RATE_LIMIT=1000000,RATE_LIMIT_BURST=10000000 (every request
 // charged, none refused) against the code before them.
 // Both checkouts must be built (dist/src/main.js). The new code is this one.
+// Once per run, after the rounds (no server running): DuckDB (in this process, over the same parquet, its default
+// threads, warm) on each scenario's work, the SQL asked of the first round's server: scenario 1's question (the
+// answers' provenance SQL over 15 of its governments, the median of a query) and scenario 2's page (COPY of its
+// provenance SQL, LIMIT 50000, to CSV: rows/s); and the uWS ceiling for scenario 1's median body (bench/lib/ceiling.ts).
 
+import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { load } from './lib/load.js';
 import { csvPuller } from './lib/csv-pull.js';
-import { median } from './lib/timing.js';
+import { median, timeRuns } from './lib/timing.js';
+import { uwsCeiling } from './lib/ceiling.js';
+import { duckCost, duckThreads } from './lib/duck.js';
+import { query } from '../scripts/lib/duckdb.js';
 import { ROOT, startServer, type Running } from '../scripts/lib/server.js';
 
 function arg(name: string, dflt: string | null): string | null {
@@ -31,6 +39,11 @@ const seconds = Number(arg('seconds', '10'));
 const env: Record<string, string> = Object.fromEntries((arg('env', '') ?? '').split(',').filter((kv) => kv.includes('=')).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 
 interface Figures { s1: number; s1p99: number; s2: number }
+
+/** What DuckDB and the ceiling are timed on, asked of the first round's server: scenario 1's SQL and body sizes, scenario 2's SQL. */
+interface Work { s1Sql: string[]; s1Bytes: number[]; s2Sql: string }
+let work: Work | null = null;
+const workAsked = (): Work => { if (work === null) throw new Error('no round ran'); return work; };
 
 async function measure(main: string): Promise<Figures> {
   const s: Running = await startServer({ FINANCE_DATA: data, WORKERS: String(os.cpus().length), RESPONSE_CACHE_MB: '0', ...env }, 1_800_000, main);
@@ -52,6 +65,14 @@ async function measure(main: string): Promise<Figures> {
       while (performance.now() - t0 < seconds * 1000) rows += await puller.pull(csvPath);
     }));
     puller.close();
+    if (work === null) {
+      const answers = await Promise.all(govs.slice(0, 15).map(async (g) => Buffer.from(await (await fetch(`${s.url}/api/v1/governments/${g}/spending?category=Police`)).arrayBuffer())));
+      work = {
+        s1Sql: answers.map((b) => (JSON.parse(b.toString()) as { provenance: { sql_query: string } }).provenance.sql_query),
+        s1Bytes: answers.map((b) => b.length),
+        s2Sql: ((await (await fetch(`${s.url}${csvPath.replace('&format=csv', '&limit=1')}`)).json()) as { provenance: { sql_query: string } }).provenance.sql_query,
+      };
+    }
     return { s1: r1.requestsPerSec, s1p99: r1.p99, s2: rows / ((performance.now() - t0) / 1000) };
   } finally {
     await s.stop();
@@ -79,4 +100,19 @@ const lines = [
   '',
   `Per pair (new / old): scenario 1 ${got.new.map((f, i) => (f.s1 / got.old[i]!.s1).toFixed(3)).join(', ')}; scenario 2 ${got.new.map((f, i) => (f.s2 / got.old[i]!.s2).toFixed(3)).join(', ')}.`,
 ];
+// DuckDB and the ceiling, once, the servers gone.
+const w = workAsked();
+await query(w.s1Sql[0]!);
+let q = 0;
+const duck1 = median(await timeRuns(w.s1Sql.length, () => query(w.s1Sql[q++]!)));
+const file = path.join(os.tmpdir(), `civicstream-pairs-${process.pid}.csv`);
+const copy = await duckCost(`COPY (${w.s2Sql} LIMIT 50000) TO '${file}' (FORMAT csv, HEADER)`, 5);
+const copied = Number((await query(`SELECT count(*) AS n FROM read_csv('${file}')`))[0]!.n);
+rmSync(file, { force: true });
+const bytes1 = median(w.s1Bytes);
+const hello = await uwsCeiling(Math.round(bytes1), seconds);
+lines.push(
+  '',
+  `In the same run, once, after the rounds: DuckDB (in this process, ${await duckThreads()} threads, its default, warm, the same parquet) answered scenario 1's question (the answers' provenance SQL, ${w.s1Sql.length} governments) in ${duck1.toFixed(1)} ms a query (median), and wrote scenario 2's page (its provenance SQL, LIMIT 50000: ${copied.toLocaleString('en-US')} rows, COPY to CSV) at ${Math.round(copied / (copy.wallMs / 1000)).toLocaleString('en-US')} rows/s (median of 5); the uWS ceiling for scenario 1's median body (${Math.round(bytes1).toLocaleString('en-US')} bytes, 32 connections, ${seconds} s): ${Math.round(hello.rps).toLocaleString('en-US')} req/s, p99 ${hello.p99} ms.`,
+);
 console.log(lines.join('\n'));
