@@ -152,12 +152,16 @@ export function moneyTable(ctx: TableCtx, route: MoneyRoute, o: MoneyTableOption
 
 /**
  * codes_included: the row's codes, sorted and joined; null on a filled row. One code is keyed by its
- * id; two or three (a category's Direct codes), which repeat as well, by a key past the codes' given on
- * first sight; anything else is written per row.
+ * id; a set of a few (a category's Direct codes, an all-categories total's), which repeat as well, by a
+ * key past the codes' given on first sight; anything longer is written per row.
  */
 function codesColumn(ctx: TableCtx, res: MoneyResult, filled: (i: number) => boolean): Column {
   const { catalog: { codes }, textMemo: { codeSetKey, codeSetText } } = ctx;
   const r = res.rows, nCodes = codes.length;
+  // A set's ids (the job sorted them) as a numeral in base nCodes + 1 of digits id + 1: sets of different
+  // lengths cannot collide, and a set of up to maxSet digits stays an exact integer (below 2^53). About 500
+  // codes give sets of five; all categories' totals are sets of two to five codes.
+  const base = nCodes + 1, maxSet = Math.floor(53 / Math.log2(base + 1));
   const value = (i: number): string | null => {
     if (filled(i)) return null;
     const s = r.codesStart[i]!, n = r.codesStart[i + 1]! - s;
@@ -169,11 +173,9 @@ function codesColumn(ctx: TableCtx, res: MoneyResult, filled: (i: number) => boo
   const key = (i: number): number => {
     const s = r.codesStart[i]!, n = r.codesStart[i + 1]! - s;
     if (n === 1 && !filled(i)) return r.codes[s]!;
-    if (n < 2 || n > 3 || filled(i)) return -1;
-    // The set's ids (the job sorted them) as a numeral in base 65536 of digits id + 1 (1..65536, ids
-    // being uint16): sets of different lengths cannot collide, and three digits stay below 2^49.
+    if (n < 2 || n > maxSet || filled(i)) return -1;
     let id = 0;
-    for (let j = s; j < s + n; j++) id = id * 65536 + r.codes[j]! + 1;
+    for (let j = s; j < s + n; j++) id = id * base + r.codes[j]! + 1;
     let k = codeSetKey.get(id);
     if (k === undefined) {
       if (codeSetText.length >= CODE_SETS) return -1;
