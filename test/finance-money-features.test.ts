@@ -31,6 +31,17 @@ describe('per capita and real dollars', () => {
     expect(t.inflation.index).toContain('CPIAUCSL');
   });
 
+  it('a cohort\'s popyear_values are the distinct population years of its rows, ascending, as DuckDB finds them', async () => {
+    // Every city of the fixture, every year: the job gathers a population year per (government, year), tens of
+    // thousands in no order (they were insertion-sorted: at full scale a national query took past 30 s).
+    for (const q of ['type=city', 'state=TX&type=city', 'type=county']) {
+      const { body } = await get(`/api/v1/spending?${q}&per_capita=true&years=2011-2020&limit=1`);
+      const type = q.includes('county') ? 1 : 2, state = q.includes('TX') ? ' AND fips_state = 48' : '';
+      const rows = await query(`SELECT DISTINCT coalesce(popyear, 0) AS y FROM ${long()} WHERE population > 0 AND type = ${type}${state} ORDER BY y`);
+      expect(body.provenance.transformations.per_capita.popyear_values).toEqual(rows.map((r) => Number(r.y)));
+    }
+  });
+
   it('base_year defaults to the latest published year; nominal rows carry no real or per-capita fields', async () => {
     const real = (await get(`${G}/spending?category=Police&adjust=real`)).body;
     expect(real.meta.base_year).toBe(2020);

@@ -37,7 +37,8 @@ export class SummaryAcc {
   private readonly catYearsMarked: number[] = [];
   private readonly aggregateYears: number[] = [];
   private readonly presentYears: number[] = [];
-  private readonly popYears: number[] = [];
+  /** The population years of the groups counted: a set, since a cohort's groups repeat them (every government, every year). */
+  private readonly popYears = new Set<number>();
   private readonly balanceSubs = new Set<number>();
   /** Per government (by its place in govs), the years it has rows in. */
   private readonly govYears: number[][] = [];
@@ -96,7 +97,7 @@ export class SummaryAcc {
   counted(pop: number, popYear: number, n: number): void {
     if (pop > 0) {
       this.popCounts.census_f33 += n;
-      if (n > 0) this.popYears.push(popYear);
+      if (n > 0) this.popYears.add(popYear);
     } else {
       this.popCounts.unavailable += n;
     }
@@ -131,7 +132,7 @@ export class SummaryAcc {
       suppressedRecipes: this.suppressedRecipes,
       rowsFilled: this.rowsFilled,
       notInSurvey: pairs(this.notInSurvey),
-      popYears: sortedUnique(this.popYears),
+      popYears: [...this.popYears].sort((a, b) => a - b),
       popCounts: this.popCounts,
       balanceSubtypes: [...this.balanceSubs],
       govsWithoutRows: govs.filter((gov, gi) => !this.hasRows[gi] && !inconsistent.has(gov)),
@@ -141,20 +142,6 @@ export class SummaryAcc {
       peerCells: plan.peerTarget === null ? [] : peerCells(this.peerValues),
     };
   }
-}
-
-/** The distinct values of a list, ascending: insertion sort, for the short, nearly ordered lists a job gathers (popyears follow years). */
-function sortedUnique(list: number[]): number[] {
-  for (let i = 1; i < list.length; i++) {
-    const v = list[i]!;
-    let j = i;
-    while (j > 0 && list[j - 1]! > v) { list[j] = list[j - 1]!; j--; }
-    list[j] = v;
-  }
-  let n = 0;
-  for (let i = 0; i < list.length; i++) if (n === 0 || list[n - 1] !== list[i]) list[n++] = list[i]!;
-  list.length = n;
-  return list;
 }
 
 /** Type-7 quantile (linear interpolation between order statistics) of sorted values. */
