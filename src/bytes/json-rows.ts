@@ -97,7 +97,7 @@ function stepsOf(t: ColumnTable): Step[] {
       const tail = c < cols && !runAt(c) ? prefix[c]! : null;
       const head = ownPrefix ? prefixes[0]! : null;
       if (span <= KEPT_KEYS) {
-        steps.push({ kind: 'kept', head, cells, prefixes, tail, factors, kept: keptPieces(cells, factors, span, head, t.names.slice(c - cells.length, c + (tail === null ? 0 : 1))) });
+        steps.push({ kind: 'kept', head, cells, prefixes, tail, factors, kept: keptPieces(cells, factors, span, head, prefixes, tail) });
       } else {
         steps.push({ kind: 'run', prefix: head, cells, prefixes, tail, factors, pieces: new Map() });
       }

@@ -53,35 +53,50 @@ export class KeptPieces {
   }
 }
 
-/** Per memo (the run's first cell's: it lives as long as the corpus's context), the runs kept, by signature. */
-const byMemo = new WeakMap<ByteMemo, Map<string, KeptPieces>>();
+/**
+ * The runs kept per memo (the run's first cell's: it lives as long as the corpus's context), in a trie
+ * keyed by the parts that fix a piece's bytes: its head, each cell's key before it, memo, factor and keys,
+ * and its tail. Every part is an object made once (the column keys' bytes are made once per name) or a
+ * number, so an answer finds its runs with a few Map lookups and builds no string: a signature string
+ * built per answer cost about 10 us of one government's answer (profile-issue32.md).
+ */
+interface Trie { next: Map<unknown, Trie>; kept?: KeptPieces }
+const byMemo = new WeakMap<ByteMemo, { root: Trie; runs: number; all: KeptPieces[] }>();
+const NONE = {};
 
 /**
  * The kept pieces of a run: the same object for every answer whose run has
- * the same columns (names: the cells' and the tail's), head, memos, keys
- * and cells keyed alike, since those fix a piece's bytes for a combined key
- * (a memo's text for a key never changes: ByteMemo keeps it forever). The head is `{"name":` on a
- * first column and `,"name":` after: the signature tells the two apart.
+ * the same head, cells (their keys before them, memos, keys and which are
+ * keyed alike) and tail, since those fix a piece's bytes for a combined key
+ * (a memo's text for a key never changes: ByteMemo keeps it forever). A
+ * head is `{"name":` on a first column and `,"name":` after: two objects.
  */
-export function keptPieces(cells: MemoCell[], factors: MemoCell[], span: number, head: Uint8Array | null, names: string[]): KeptPieces {
+export function keptPieces(cells: MemoCell[], factors: MemoCell[], span: number, head: Uint8Array | null, prefixes: Uint8Array[], tail: Uint8Array | null): KeptPieces {
   const first = cells[0]!.memo;
-  let signature = `${JSON.stringify(names)}\u0002${head === null ? 0 : head[0] === 0x7b ? 2 : 1}`;
-  for (const m of cells) signature += `\u0002${m.memo.id}.${factors.findIndex((f) => f.key === m.key)}`;
-  for (const f of factors) signature += `\u0003${f.keys}`;
-  let runs = byMemo.get(first);
-  if (runs === undefined) byMemo.set(first, (runs = new Map()));
-  let kept = runs.get(signature);
-  if (kept === undefined) {
-    kept = new KeptPieces(span);
-    if (runs.size < KEPT_RUNS) runs.set(signature, kept);
+  let memo = byMemo.get(first);
+  if (memo === undefined) byMemo.set(first, (memo = { root: { next: new Map() }, runs: 0, all: [] }));
+  // Past KEPT_RUNS, runs already kept are still found, but no new node is made: the trie stays bounded.
+  const grow = memo.runs < KEPT_RUNS;
+  let node: Trie | undefined = step(memo.root, head ?? NONE, grow);
+  for (let j = 0; j < cells.length && node !== undefined; j++) {
+    const m = cells[j]!, f = factors.findIndex((x) => x.key === m.key);
+    for (const part of [prefixes[j]!, m.memo, f, factors[f]!.keys]) node = node === undefined ? undefined : step(node, part, grow);
   }
+  if (node !== undefined) node = step(node, tail ?? NONE, grow);
+  if (node?.kept !== undefined) return node.kept;
+  const kept = new KeptPieces(span);
+  if (node !== undefined) { node.kept = kept; memo.runs++; memo.all.push(kept); }
   return kept;
+}
+
+function step(node: Trie, part: unknown, grow: boolean): Trie | undefined {
+  let next = node.next.get(part);
+  if (next === undefined && grow) node.next.set(part, (next = { next: new Map() }));
+  return next;
 }
 
 /** What one memo's kept runs hold, for tests and the start figures: runs, and bytes of pieces. */
 export function keptOf(memo: ByteMemo): { runs: number; bytes: number } {
-  const runs = byMemo.get(memo);
-  let bytes = 0;
-  for (const k of runs?.values() ?? []) bytes += k.bytes;
-  return { runs: runs?.size ?? 0, bytes };
+  const m = byMemo.get(memo);
+  return { runs: m?.runs ?? 0, bytes: m?.all.reduce((n, k) => n + k.bytes, 0) ?? 0 };
 }
