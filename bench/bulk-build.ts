@@ -15,11 +15,11 @@
 // stops) made into one table and copied to the two formats the set holds (Parquet zstd, CSV with a header
 // gzipped), timed, with its rows and bytes. DuckDB runs with its default threads (the core count: both cores);
 // when that is not 2, again with SET threads = 2. --duck-threads 1,2 runs the settings given instead.
-//   npm run bench:bulk-build [-- --data .data/finance-46m] [--rate 200] [--main path/to/dist/src/main.js --label old] [--duck-threads default,1] [--quick]
+//   npm run bench:bulk-build [-- --data .data/finance-46m] [--rate 200] [--main path/to/dist/src/main.js --label old] [--duck-threads default,1 | none] [--quick]
 // --main times another build's server (run the script once for each, one after the other); the table is appended.
 // --quick runs on the fixture, to check that the script works (seconds, not a measurement).
 
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, appendFileSync, statSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MAIN, ROOT, startServer, type Running } from '../scripts/lib/server.js';
@@ -130,6 +130,7 @@ async function duckBuild(tables: { year: number; table: string; sqls: string[] }
   return d;
 }
 
+const mb = (b: number): string => (b / 2 ** 20).toFixed(0);
 const figures = (r: { ms: number[]; failed: number }): string =>
   `${r.ms.length} answers, p50 ${median(r.ms).toFixed(2)} ms, p99 ${pct(r.ms, 0.99).toFixed(2)} ms, max ${Math.max(...r.ms).toFixed(1)} ms, failed ${r.failed}`;
 
@@ -152,8 +153,13 @@ async function main(): Promise<void> {
     await warm.stop();
     const during = oneGovernment(s, govs);
     let listing: Listing = await get(s, '/api/v1/bulk');
+    // The server's resident memory (all its threads, the build threads' isolates included) at each poll.
+    const rss = (): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${s.proc.pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+    const rssFirst = rss();
+    let rssPeak = rssFirst;
     while (listing.meta.ready + listing.meta.failed < listing.meta.total) {
       await sleep(quick ? 50 : 250);
+      rssPeak = Math.max(rssPeak, rss());
       listing = await get(s, '/api/v1/bulk');
     }
     const buildMs = performance.now() - t0;
@@ -162,6 +168,7 @@ async function main(): Promise<void> {
     const after = oneGovernment(s, govs);
     await sleep(Math.min(60_000, Math.max(2000, buildMs)));
     const a = await after.stop();
+    const rssAfter = rss();
     const rows = listing.data.filter((e) => e.status === 'ready').reduce((n, e) => n + (e.rows ?? 0), 0) / 2;
     const bytes = listing.data.reduce((n, e) => n + (e.bytes ?? 0), 0);
     const bytesOf = (format: string): number => listing.data.filter((e) => e.format === format).reduce((n, e) => n + (e.bytes ?? 0), 0);
@@ -170,7 +177,8 @@ async function main(): Promise<void> {
     await s.stop();
     stopped = true;
     const given = arg('duck-threads', '');
-    const settings: (number | 'default')[] = given !== ''
+    // --duck-threads none: no DuckDB (a run that times the build alone).
+    const settings: (number | 'default')[] = given === 'none' ? [] : given !== ''
       ? given.split(',').map((t) => (t === 'default' ? 'default' : Number(t)))
       : (await duckThreads()) === 2 ? ['default'] : ['default', 2];
     const ducks: DuckBuild[] = [];
@@ -192,10 +200,11 @@ async function main(): Promise<void> {
       `| build threads, their niceness (the same log) | ${threadsText(logged)} |`,
       `| one government during the build | ${figures(d)} |`,
       `| one government after it | ${figures(a)} |`,
+      `| server RSS: at the first poll (the build under way), peak during the build (polled every 250 ms), after the answers that follow it | ${mb(rssFirst)}, ${mb(rssPeak)}, ${mb(rssAfter)} MB |`,
       `| bytes (.parquet + .csv.gz) | ${f(bytesOf('parquet'))} + ${f(bytesOf('csv.gz'))} |`,
       ...duckLines,
       '',
-      `DuckDB ran in the bench's process after the server stopped, over the same parquet: for each (year, table) of the set, the flat route's provenance SQL for each type of government (${GOV_TYPES.join(', ')}) made into one table, then COPY to .parquet (zstd) and to .csv.gz (HEADER, its own gzip). Its files hold the SQL's ${ducks[0]?.columns.length ?? 0} columns (${ducks[0]?.columns.join(', ') ?? ''}), fewer than the set's, and its rows in no set order.`,
+      ducks.length === 0 ? 'DuckDB not run (--duck-threads none).' : `DuckDB ran in the bench's process after the server stopped, over the same parquet: for each (year, table) of the set, the flat route's provenance SQL for each type of government (${GOV_TYPES.join(', ')}) made into one table, then COPY to .parquet (zstd) and to .csv.gz (HEADER, its own gzip). Its files hold the SQL's ${ducks[0]?.columns.length ?? 0} columns (${ducks[0]?.columns.join(', ') ?? ''}), fewer than the set's, and its rows in no set order.`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
     if (!quick) appendFileSync(path.join(ROOT, 'bench/results/bulk-build.md'), `\n${lines.join('\n')}\n`);
