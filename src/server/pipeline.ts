@@ -31,6 +31,7 @@ import { keepWhileStreaming, keptStream } from './kept-streams.js';
 import { codedValidators, negotiate, OFFERED, type Encoding } from './encoding.js';
 import { assetValidators, etagMatches, validatorsOf } from './freshness.js';
 import { FORMATS, JSON_ONLY, formatFromAccept } from './formats.js';
+import { clearDeadline, deadline } from './deadlines.js';
 import { isDraining } from './lifecycle.js';
 import { parseQueryString } from './query.js';
 import { JSON_TYPE, render, renderEnvelope, type RenderContext } from './render.js';
@@ -350,20 +351,20 @@ function withinBudget(ms: number | undefined, reply: Promise<Reply>, ex: Exchang
   if (ms === undefined) return reply.then(rendered).catch((err: unknown) => errorAnswer(err, ex, path));
   return new Promise<Answer>((resolve) => {
     let over = false;
-    const timer = setTimeout(() => {
+    const timer = deadline(ms, () => {
       over = true;
       ex.cancel();
       resolve(errorAnswer(apiError('E_TIMEOUT', 'budget', { ms }), ex, path));
-    }, ms);
+    });
     reply.then(
       (r) => {
         if (over) { if (r.kind === 'stream' || r.kind === 'file') r.done?.(); return; }
-        clearTimeout(timer);
+        clearDeadline(timer);
         try { resolve(rendered(r)); } catch (err) { resolve(errorAnswer(err, ex, path)); }
       },
       (err: unknown) => {
         if (over) return;
-        clearTimeout(timer);
+        clearDeadline(timer);
         resolve(errorAnswer(err, ex, path));
       },
     );
