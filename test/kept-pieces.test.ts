@@ -8,11 +8,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ByteMemo } from '../dist/src/bytes/byte-writer.js';
 import { rowObjects, type ColumnTable, type MemoCell } from '../dist/src/bytes/column-table.js';
+import { csvBytes, csvField, plainCsv } from '../dist/src/bytes/csv-writer.js';
 import { jsonRows, jsonText, memoJson, plainJson } from '../dist/src/bytes/json-rows.js';
 import { KEPT_BYTES, keptOf } from '../dist/src/bytes/kept-pieces.js';
 
 /** The oracle: the row objects as JSON.stringify writes them. */
 const oracle = (t: ColumnTable): Buffer => Buffer.from(JSON.stringify(rowObjects(t)));
+/** The CSV oracle: the header and each row's values through csvField, joined by commas, CRLF after each line. */
+const csvOracle = (t: ColumnTable): Buffer => Buffer.from([t.names, ...rowObjects(t).map((r) => Object.values(r))].map((row) => `${row.map(csvField).join(',')}\r\n`).join(''));
 
 describe('kept pieces of JSON rows runs', () => {
   it('tables sharing memos, in any columns and order, each write the JSON of their rows', () => {
@@ -45,6 +48,37 @@ describe('kept pieces of JSON rows runs', () => {
           });
           const t: ColumnTable = { names, get, n: tb.seeds.length, json };
           expect(Buffer.compare(jsonRows(t), oracle(t))).toBe(0);
+        }
+      },
+    ), { numRuns: 300 });
+  });
+
+  it('CSV pages sharing memos, in any columns and order, each write the records of their rows', () => {
+    fc.assert(fc.property(
+      fc.array(fc.oneof(fc.string({ unit: 'grapheme', maxLength: 10 }), fc.constantFrom('a,b', 'q"q', 'x|y', 'l\nm')), { minLength: 1, maxLength: 5 }),
+      fc.array(fc.record({
+        order: fc.shuffledSubarray([0, 1, 2, 3], { minLength: 1 }),
+        plainAt: fc.nat({ max: 4 }),
+        seeds: fc.array(fc.nat({ max: 50 }), { maxLength: 25 }),
+      }), { minLength: 1, maxLength: 6 }),
+      (texts, tables) => {
+        // As the corpus's CSV memos are shared by every page: columns 0 and 1 keyed alike, column 3 unkeyed every seventh row.
+        const memos = [0, 1, 2, 3].map(() => new ByteMemo(8, csvField));
+        const textOf = (c: number) => (k: number): string => `${c}:${texts[k]!}`;
+        for (const tb of tables) {
+          const gov = (i: number): number => tb.seeds[i]! % texts.length;
+          const keys = [gov, gov, (i: number) => (tb.seeds[i]! + 2) % texts.length, (i: number) => (tb.seeds[i]! % 7 === 0 ? -1 : (tb.seeds[i]! + 3) % texts.length)];
+          const names: string[] = [], get: ((i: number) => unknown)[] = [], csv: (MemoCell | ReturnType<typeof plainCsv>)[] = [];
+          tb.order.forEach((c, at) => {
+            if (at === tb.plainAt) { const amt = (i: number): number => tb.seeds[i]! * 7; names.push('amt'); get.push(amt); csv.push(plainCsv(amt)); }
+            const key = keys[c]!;
+            const value = (i: number): string => (key(i) < 0 ? `own,${tb.seeds[i]}` : textOf(c)(key(i)));
+            names.push(`m${c}`);
+            get.push(value);
+            csv.push({ key, keys: texts.length, text: textOf(c), memo: memos[c]!, fallback: (i, w) => w.text(csvField(value(i))) });
+          });
+          const t: ColumnTable = { names, get, n: tb.seeds.length, csv };
+          expect(Buffer.from(csvBytes(t, 16)).toString()).toBe(csvOracle(t).toString());
         }
       },
     ), { numRuns: 300 });

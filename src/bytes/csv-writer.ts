@@ -8,6 +8,7 @@
 
 import { ByteWriter, utf8, type Cell } from './byte-writer.js';
 import type { ColumnTable, MemoCell } from './column-table.js';
+import { KEPT_KEYS, keptPieces, runKey, takeRun, type KeptPieces } from './kept-pieces.js';
 
 const QUOTE_IF = /[,\r\n|]/;
 
@@ -34,24 +35,41 @@ const TRUE = utf8('true'), FALSE = utf8('false');
 const COMMA = 0x2c, CR = 0x0d, LF = 0x0a;
 
 /**
- * How writeRows writes each column: a memo cell's key and memo (the row's
- * cell copied from its escaped bytes), else a cell. A memo cell's rows it
- * does not key are written by its fallback; those rows without one, and a
- * column with no cell, are the column's value through csvField.
+ * How writeRows writes a row, column by column: a memo cell's key and memo
+ * (the row's cell copied from its escaped bytes), else a cell; and runs of
+ * two or more adjacent memo cells (a government's id and name, a category
+ * and subtype, a row's codes and flags) as one piece with the commas between
+ * them, kept across pages (kept-pieces.ts) and copied whole. A memo cell's
+ * rows it does not key are written by its fallback; those rows without one,
+ * and a column with no cell, are the column's value through csvField.
  */
-interface Cells {
-  memos: (MemoCell | null)[];
-  cells: Cell[];
-}
+type Step =
+  | { run: null; comma: boolean; memo: MemoCell | null; cell: Cell }
+  | { run: KeptPieces; comma: boolean; memos: MemoCell[]; cells: Cell[]; factors: MemoCell[] };
 
-function cellsOf(t: ColumnTable): Cells {
-  const memos: (MemoCell | null)[] = [], cells: Cell[] = [];
-  t.get.forEach((get, c) => {
-    const cell = t.csv?.[c];
-    memos.push(typeof cell === 'object' ? cell : null);
-    cells.push(typeof cell === 'function' ? cell : cell?.fallback ?? ((row, w) => w.text(csvField(get(row)))));
-  });
-  return { memos, cells };
+/** The separators of a kept run's trie path (kept-pieces.ts keys pieces by objects made once): a run at the row's start has none before it. */
+const SEP = utf8(','), START = utf8('');
+
+function cellsOf(t: ColumnTable): Step[] {
+  const cols = t.get.length;
+  const memoAt = (c: number): MemoCell | null => (c < cols && typeof t.csv?.[c] === 'object' ? t.csv[c] as MemoCell : null);
+  const cellAt = (c: number): Cell => {
+    const cell = t.csv?.[c], get = t.get[c]!;
+    return typeof cell === 'function' ? cell : cell?.fallback ?? ((row, w) => w.text(csvField(get(row))));
+  };
+  const steps: Step[] = [];
+  for (let c = 0; c < cols;) {
+    const run = memoAt(c) !== null && memoAt(c + 1) !== null ? takeRun(memoAt, c, KEPT_KEYS) : null;
+    if (run !== null && run.cells.length > 1 && run.span <= KEPT_KEYS) {
+      const seps = run.columns.map((col) => (col === 0 ? START : SEP));
+      steps.push({ run: keptPieces(run.cells, run.factors, run.span, seps[0]!, seps, null), comma: c > 0, memos: run.cells, cells: run.columns.map(cellAt), factors: run.factors });
+      c += run.cells.length;
+      continue;
+    }
+    steps.push({ run: null, comma: c > 0, memo: memoAt(c), cell: cellAt(c) });
+    c++;
+  }
+  return steps;
 }
 
 function writeHeader(t: ColumnTable, w: ByteWriter): void {
@@ -60,14 +78,31 @@ function writeHeader(t: ColumnTable, w: ByteWriter): void {
 }
 
 /** Writes rows from i on, until the table ends or the writer holds stopAt bytes; returns the next row. */
-function writeRows(t: ColumnTable, { memos, cells }: Cells, w: ByteWriter, i: number, stopAt = Number.POSITIVE_INFINITY): number {
-  const cols = cells.length;
+function writeRows(t: ColumnTable, steps: Step[], w: ByteWriter, i: number, stopAt = Number.POSITIVE_INFINITY): number {
+  const n = steps.length;
   for (; i < t.n && w.n < stopAt; i++) {
-    writeCell(memos[0]!, cells[0]!, i, w);
-    for (let c = 1; c < cols; c++) { w.byte(COMMA); writeCell(memos[c]!, cells[c]!, i, w); }
+    for (let c = 0; c < n; c++) {
+      const s = steps[c]!;
+      if (s.run !== null) { writeKept(s, i, w); continue; }
+      if (s.comma) w.byte(COMMA);
+      writeCell(s.memo, s.cell, i, w);
+    }
     w.byte(CR); w.byte(LF);
   }
   return i;
+}
+
+/** A kept run's piece for row i (its leading comma included): copied whole when any page wrote it before, else written and kept. */
+function writeKept(s: Extract<Step, { run: KeptPieces }>, i: number, w: ByteWriter): void {
+  const k = runKey(s.factors, i);
+  const piece = k < 0 ? undefined : s.run.views[k];
+  if (piece !== undefined) { w.piece(piece); return; }
+  const from = w.n;
+  for (let j = 0; j < s.memos.length; j++) {
+    if (j > 0 || s.comma) w.byte(COMMA);
+    writeCell(s.memos[j]!, s.cells[j]!, i, w);
+  }
+  if (k >= 0) s.run.keep(k, w.buf, from, w.n);
 }
 
 /** One cell: a memo cell's key is read here, not in a cell that calls it, so it costs one call as a plain cell does. */

@@ -5,7 +5,7 @@
 
 import { ByteMemo, ByteWriter, utf8, type Cell } from './byte-writer.js';
 import { writeMemo, type ColumnTable, type MemoCell } from './column-table.js';
-import { keptPieces, type KeptPieces } from './kept-pieces.js';
+import { KEPT_KEYS, keptPieces, runKey, takeRun, type KeptPieces } from './kept-pieces.js';
 
 const COMMA = 0x2c;
 const TRUE = utf8('true'), FALSE = utf8('false');
@@ -42,14 +42,6 @@ const prefixOf = (name: string, first: boolean): Uint8Array => {
  * integer keeps the run's Map lookup on its fast path.
  */
 const RUN_KEYS = 2 ** 30;
-/**
- * A run whose combined keys are at most this many keeps its pieces across
- * answers (KeptPieces): a government's id and name (40,330 governments at full
- * scale), a category and subtype, a row's codes and flags. Runs are cut at
- * this bound so that each fits; a cell with more keys alone starts a run
- * whose pieces last one answer.
- */
-const KEPT_KEYS = 2 ** 17;
 
 /** How jsonRows writes a row: cells, and runs of adjacent memo cells written as one piece with the next key. */
 type Step =
@@ -81,18 +73,10 @@ function stepsOf(t: ColumnTable): Step[] {
     if (runAt(c)) {
       // Rows of one answer repeat the same government, category and subtype: their cells and the
       // keys between them are one piece per distinct combination.
-      const cells: MemoCell[] = [], prefixes: Uint8Array[] = [], factors: MemoCell[] = [];
-      const bound = memoAt(c)!.keys <= KEPT_KEYS ? KEPT_KEYS : RUN_KEYS;
-      let span = 1;
-      for (let m = memoAt(c); m !== null; m = memoAt(c)) {
-        const alike = factors.some((f) => f.key === m!.key);
-        // The first cell is always taken, so the loop moves on even past a cell of more keys than a run holds.
-        if (!alike && cells.length > 0 && span * m.keys > bound) break;
-        if (!alike) { span *= m.keys; factors.push(m); }
-        cells.push(m);
-        prefixes.push(prefix[c]!);
-        c++;
-      }
+      // A cell with more keys than KEPT_KEYS alone starts a run whose pieces last one answer.
+      const { cells, factors, span, columns } = takeRun(memoAt, c, memoAt(c)!.keys <= KEPT_KEYS ? KEPT_KEYS : RUN_KEYS);
+      const prefixes = columns.map((col) => prefix[col]!);
+      c += cells.length;
       // The next column's key goes into the piece, unless that column starts a run of its own.
       const tail = c < cols && !runAt(c) ? prefix[c]! : null;
       const head = ownPrefix ? prefixes[0]! : null;
@@ -120,17 +104,6 @@ const withFallback = (m: MemoCell, get: (i: number) => unknown): MemoCell => ({
   key: m.key, keys: m.keys, text: m.text, memo: m.memo,
   fallback: m.fallback ?? ((row, w) => w.text(JSON.stringify(get(row) ?? null))),
 });
-
-/** A run's key for row i: its factors' keys combined, or -1 when a cell does not key the row (its fallback writes it). */
-function runKey(factors: MemoCell[], i: number): number {
-  let k = 0;
-  for (let j = 0; j < factors.length; j++) {
-    const f = factors[j]!.key(i);
-    if (f < 0) return -1;
-    k = k * factors[j]!.keys + f;
-  }
-  return k;
-}
 
 /** A run's cells for row i as they are (the key before the first is the caller's), and its tail. */
 function writeCells(s: { cells: MemoCell[]; prefixes: Uint8Array[]; tail: Uint8Array | null }, i: number, w: ByteWriter): void {

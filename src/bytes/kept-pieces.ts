@@ -19,6 +19,13 @@
 import type { ByteMemo } from './byte-writer.js';
 import type { MemoCell } from './column-table.js';
 
+/**
+ * A run whose combined keys are at most this many keeps its pieces across
+ * answers: a government's id and name (40,330 governments at full scale), a
+ * category and subtype, a row's codes and flags. Runs are cut at this bound
+ * so that each fits.
+ */
+export const KEPT_KEYS = 2 ** 17;
 /** Bytes of pieces one run keeps at most. */
 export const KEPT_BYTES = 4 << 20;
 /** Runs kept per memo (one per table shape the run appears in: routes and options): past it, pieces last one answer. */
@@ -99,4 +106,36 @@ function step(node: Trie, part: unknown, grow: boolean): Trie | undefined {
 export function keptOf(memo: ByteMemo): { runs: number; bytes: number } {
   const m = byMemo.get(memo);
   return { runs: m?.runs ?? 0, bytes: m?.all.reduce((n, k) => n + k.bytes, 0) ?? 0 };
+}
+
+/** A run of adjacent memo cells from column c: its cells, their distinct key functions (factors), and its combined keys. */
+export interface MemoRun { cells: MemoCell[]; factors: MemoCell[]; span: number; columns: number[] }
+
+/**
+ * The memo cells from column c on while their combined keys stay within bound
+ * (cells keyed alike, such as a government's id and name, count once). The
+ * first cell is always taken, so a caller moves on even past a cell of more
+ * keys than a run holds.
+ */
+export function takeRun(memoAt: (c: number) => MemoCell | null, c: number, bound: number): MemoRun {
+  const run: MemoRun = { cells: [], factors: [], span: 1, columns: [] };
+  for (let m = memoAt(c); m !== null; m = memoAt(++c)) {
+    const alike = run.factors.some((f) => f.key === m!.key);
+    if (!alike && run.cells.length > 0 && run.span * m.keys > bound) break;
+    if (!alike) { run.span *= m.keys; run.factors.push(m); }
+    run.cells.push(m);
+    run.columns.push(c);
+  }
+  return run;
+}
+
+/** A run's key for row i: its factors' keys combined, or -1 when a cell does not key the row (its fallback writes it). */
+export function runKey(factors: MemoCell[], i: number): number {
+  let k = 0;
+  for (let j = 0; j < factors.length; j++) {
+    const f = factors[j]!.key(i);
+    if (f < 0) return -1;
+    k = k * factors[j]!.keys + f;
+  }
+  return k;
 }
