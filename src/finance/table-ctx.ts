@@ -28,9 +28,9 @@ export interface TextMemo {
   flag: MemoPair;
   note: MemoPair;
   /**
-   * Sets of two or three codes, keyed by their ids (money-table.ts codeSetId), each given a
-   * memo key past the codes', and their joined text by that key past the codes: bounded by
-   * the sets the corpus has.
+   * Sets of a few codes (up to five with about 500 codes), keyed by their ids as one numeral
+   * (money-table.ts codesColumn), each given a memo key past the codes', and their joined text
+   * by that key past the codes: bounded by CODE_SETS.
    */
   codeSetKey: Map<number, number>;
   codeSetText: string[];
