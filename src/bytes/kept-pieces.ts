@@ -84,10 +84,15 @@ export function keptPieces(cells: MemoCell[], factors: MemoCell[], span: number,
   if (memo === undefined) byMemo.set(first, (memo = { root: { next: new Map() }, runs: 0, all: [] }));
   // Past KEPT_RUNS, runs already kept are still found, but no new node is made: the trie stays bounded.
   const grow = memo.runs < KEPT_RUNS;
-  let node: Trie | undefined = step(memo.root, head ?? NONE, grow);
+  let node: Trie | undefined = memo.root;
   for (let j = 0; j < cells.length && node !== undefined; j++) {
-    const m = cells[j]!, f = factors.findIndex((x) => x.key === m.key);
-    for (const part of [prefixes[j]!, m.memo, f, factors[f]!.keys]) node = node === undefined ? undefined : step(node, part, grow);
+    const m = cells[j]!;
+    let f = 0;
+    while (factors[f]!.key !== m.key) f++;
+    node = step(node, prefixes[j]!, grow);
+    // The cell's memo, factor and keys, and (first cell) whether the run writes its own key, as one exact integer:
+    // keys <= KEPT_KEYS < 2^18, a run's factors < 32 (2^17 keys at two a factor), memo ids < 2^28.
+    if (node !== undefined) node = step(node, (((m.memo.id * 32 + f) * 2 ** 18 + factors[f]!.keys) * 2) + (j === 0 && head === null ? 1 : 0), grow);
   }
   if (node !== undefined) node = step(node, tail ?? NONE, grow);
   if (node?.kept !== undefined) return node.kept;
