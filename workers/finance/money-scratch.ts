@@ -12,6 +12,7 @@ export class MoneyScratch {
   private years = new Int16Array(128);
   private codes = new Uint32Array(0);
   private catYears = new Uint32Array(0);
+  private cats = new Uint32Array(0);
   nextMark(): number { return ++this.mark; }
   groupOf(n: number): Int32Array {
     if (this.groups.length < n) this.groups = new Int32Array(n);
@@ -24,6 +25,10 @@ export class MoneyScratch {
   codeSeen(n: number): Uint32Array {
     if (this.codes.length < n) this.codes = new Uint32Array(n);
     return this.codes;
+  }
+  catSeen(n: number): Uint32Array {
+    if (this.cats.length < n) this.cats = new Uint32Array(n);
+    return this.cats;
   }
   catYearSeen(n: number): Uint32Array {
     if (this.catYears.length < n) this.catYears = new Uint32Array(Math.max(n, 2 * this.catYears.length));
