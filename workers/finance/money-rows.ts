@@ -27,6 +27,9 @@ export function materialize(cells: Cells, n: number, gov: number, year: number, 
   });
 }
 
+/** Up to this many rows, finish() copies the page element by element (see there). */
+const SMALL_PAGE = 64;
+
 /**
  * The page's rows as columns. The scratch columns live as long as the worker
  * and only grow; finish() copies the page into one buffer (one allocation,
@@ -106,9 +109,19 @@ export class RowBuilder {
     const n = this.n, nc = this.nCodes, s = this.s;
     s.codesStart[n] = nc;
     const out = rowsOf({ n, nCodes: nc });
-    out.year.set(s.year.subarray(0, n)); out.gov.set(s.gov.subarray(0, n)); out.flow.set(s.flow.subarray(0, n)); out.cat.set(s.cat.subarray(0, n));
-    out.sub.set(s.sub.subarray(0, n)); out.amt.set(s.amt.subarray(0, n)); out.flags.set(s.flags.subarray(0, n)); out.valueSource.set(s.vs.subarray(0, n));
-    out.pop.set(s.pop.subarray(0, n)); out.codesStart.set(s.codesStart.subarray(0, n + 1)); out.codes.set(s.codes.subarray(0, nc));
+    if (n <= SMALL_PAGE && nc <= 4 * SMALL_PAGE) {
+      // A small page (one government's category): element by element, not eleven subarray views and set calls.
+      for (let i = 0; i < n; i++) {
+        out.year[i] = s.year[i]!; out.gov[i] = s.gov[i]!; out.flow[i] = s.flow[i]!; out.cat[i] = s.cat[i]!; out.sub[i] = s.sub[i]!;
+        out.amt[i] = s.amt[i]!; out.flags[i] = s.flags[i]!; out.valueSource[i] = s.vs[i]!; out.pop[i] = s.pop[i]!; out.codesStart[i] = s.codesStart[i]!;
+      }
+      out.codesStart[n] = nc;
+      for (let k = 0; k < nc; k++) out.codes[k] = s.codes[k]!;
+    } else {
+      out.year.set(s.year.subarray(0, n)); out.gov.set(s.gov.subarray(0, n)); out.flow.set(s.flow.subarray(0, n)); out.cat.set(s.cat.subarray(0, n));
+      out.sub.set(s.sub.subarray(0, n)); out.amt.set(s.amt.subarray(0, n)); out.flags.set(s.flags.subarray(0, n)); out.valueSource.set(s.vs.subarray(0, n));
+      out.pop.set(s.pop.subarray(0, n)); out.codesStart.set(s.codesStart.subarray(0, n + 1)); out.codes.set(s.codes.subarray(0, nc));
+    }
     // A deep page can grow the scratch to millions of rows; it is not kept for the worker's life.
     if (s.cap > 1 << 16) RowBuilder.scratch = RowBuilder.columns(64);
     return out as unknown as MoneyRows;

@@ -13,6 +13,7 @@ export class MoneyScratch {
   private codes = new Uint32Array(0);
   private catYears = new Uint32Array(0);
   private cats = new Uint32Array(0);
+  private govs = new Uint32Array(64);
   nextMark(): number { return ++this.mark; }
   groupOf(n: number): Int32Array {
     if (this.groups.length < n) this.groups = new Int32Array(n);
@@ -25,6 +26,10 @@ export class MoneyScratch {
   codeSeen(n: number): Uint32Array {
     if (this.codes.length < n) this.codes = new Uint32Array(n);
     return this.codes;
+  }
+  hasRows(n: number): Uint32Array {
+    if (this.govs.length < n) this.govs = new Uint32Array(Math.max(n, 2 * this.govs.length));
+    return this.govs;
   }
   catSeen(n: number): Uint32Array {
     if (this.cats.length < n) this.cats = new Uint32Array(n);

@@ -44,7 +44,8 @@ export class SummaryAcc {
   private readonly balanceSubs = new Set<number>();
   /** Per government (by its place in govs), the years it has rows in. */
   private readonly govYears: number[][] = [];
-  private readonly hasRows: Uint8Array;
+  /** Per government (by its place in govs), marked when it has rows: scratch, as a typed array per job cost more than its use. */
+  private readonly hasRows: Uint32Array;
   // Packed, not new Array(Y): a holey array is posted to the main thread index by index (as a sparse array).
   // Pushed, not Array.from({ length: Y }, ...): that generic path cost about 2 us a job.
   private readonly reporting: number[] = [];
@@ -60,7 +61,7 @@ export class SummaryAcc {
     this.codeSeen = scratch.codeSeen(e.nCodes);
     this.catYearSeen = scratch.catYearSeen(e.categories.length * Y);
     this.catSeen = scratch.catSeen(e.categories.length);
-    this.hasRows = new Uint8Array(govs.length);
+    this.hasRows = scratch.hasRows(govs.length);
     for (let i = 0; i < Y; i++) this.reporting.push(0);
   }
 
@@ -79,7 +80,7 @@ export class SummaryAcc {
       if (codeSeen[code] !== mark) { codeSeen[code] = mark; this.codesMarked.push(code); }
     }
     if (this.presentYears[this.presentYears.length - 1] !== year) { this.presentYears.push(year); this.presentYi.push(yi); }
-    this.hasRows[gi] = 1;
+    this.hasRows[gi] = this.mark;
     // Each (government, year) is walked once: a year is never a repeat.
     (this.govYears[gi] ??= []).push(year);
     if (gov !== this.peerTarget) this.reporting[yi]!++;
@@ -143,7 +144,7 @@ export class SummaryAcc {
       popYears: sortedUnique(this.popYears),
       popCounts: this.popCounts,
       balanceSubtypes: [...this.balanceSubs],
-      govsWithoutRows: govs.filter((gov, gi) => !this.hasRows[gi] && !inconsistent.has(gov)),
+      govsWithoutRows: govs.filter((gov, gi) => this.hasRows[gi] !== mark && !inconsistent.has(gov)),
       inconsistentGovs: [...inconsistent],
       noPopulationGovs: [...this.noPopulation],
       reporting: this.reporting,
