@@ -40,6 +40,8 @@ export class Cells {
   readonly flags: Uint8Array;
   readonly stamp: Int32Array;
   readonly codeHead: Int32Array;
+  /** Per cell, how many codes its list (codeHead, codeNext) holds: a row is sized without walking the list. */
+  readonly codeCount: Int32Array;
   readonly codeSeen: Int32Array;
   codeNext = new Int32Array(1024);
   codeVal = new Uint16Array(1024);
@@ -54,7 +56,7 @@ export class Cells {
     this.nCatSlots = e.categories.length + 2;
     const nCells = 4 * this.nCatSlots * this.nSub;
     this.amt = new Float64Array(nCells); this.flags = new Uint8Array(nCells); this.stamp = new Int32Array(nCells).fill(-1);
-    this.codeHead = new Int32Array(nCells); this.codeSeen = new Int32Array(nCodes).fill(-1);
+    this.codeHead = new Int32Array(nCells); this.codeCount = new Int32Array(nCells); this.codeSeen = new Int32Array(nCodes).fill(-1);
     // Slots follow the output order: recipe subtype first, then subtypes by name; negative categories first, then by name.
     this.subSlot = new Int32Array(this.nSub);
     e.subtypes.forEach((_, sub) => { this.subSlot[sub] = e.subtypeRank[sub]! + 1; });
@@ -108,7 +110,7 @@ export class Cells {
   add(cell: number, code: number, amt: number, aggregate: boolean): void {
     if (this.stamp[cell] !== this.cur) {
       this.stamp[cell] = this.cur;
-      this.amt[cell] = 0; this.flags[cell] = 0; this.codeHead[cell] = -1;
+      this.amt[cell] = 0; this.flags[cell] = 0; this.codeHead[cell] = -1; this.codeCount[cell] = 0;
       if (this.nTouched === this.touched.length) { const t = new Int32Array(this.touched.length * 2); t.set(this.touched); this.touched = t; }
       this.touched[this.nTouched++] = cell;
     }
@@ -122,7 +124,7 @@ export class Cells {
         const v = new Uint16Array(this.codeVal.length * 2); v.set(this.codeVal); this.codeVal = v;
       }
       const k = this.nCodeLinks++;
-      this.codeVal[k] = code; this.codeNext[k] = this.codeHead[cell]!; this.codeHead[cell] = k;
+      this.codeVal[k] = code; this.codeNext[k] = this.codeHead[cell]!; this.codeHead[cell] = k; this.codeCount[cell]!++;
     }
   }
 

@@ -74,24 +74,25 @@ export class RowBuilder {
   /** A scratch cell as a row (the fast path's rows, which need no GroupRow object): its codes sorted in place. */
   pushCell(cells: Cells, cell: number, year: number, gov: number, pop: number): void {
     let s = this.s;
-    let nc = 0;
-    for (let k = cells.codeHead[cell]!; k >= 0; k = cells.codeNext[k]!) nc++;
+    const nc = cells.codeCount[cell]!;
     if (this.n === s.cap || this.nCodes + nc > s.codes.length) s = this.grow(nc);
     const i = this.n++;
     s.year[i] = year; s.gov[i] = gov; s.flow[i] = cells.cellFlow[cell]!; s.cat[i] = cells.cellCat[cell]!; s.sub[i] = cells.cellSub[cell]!;
     s.amt[i] = cells.amt[cell]!; s.flags[i] = cells.flags[cell]!; s.vs[i] = VS_NONE; s.pop[i] = pop;
-    const from = (s.codesStart[i] = this.nCodes);
+    // The cell's code count places the row's codes at [from, to) (and the next row's after them).
+    const from = (s.codesStart[i] = this.nCodes), to = (this.nCodes = from + nc);
     const codes = s.codes;
     // Insertion sort as the codes arrive, for the handful a category's cell holds; a cell of all
     // categories can gather hundreds, which a real sort handles better.
     const insert = nc <= 16;
+    let m = from;
     for (let k = cells.codeHead[cell]!; k >= 0; k = cells.codeNext[k]!) {
       const v = cells.codeVal[k]!;
-      let at = this.nCodes++;
+      let at = m++;
       while (insert && at > from && codes[at - 1]! > v) { codes[at] = codes[at - 1]!; at--; }
       codes[at] = v;
     }
-    if (!insert) codes.subarray(from, this.nCodes).sort();
+    if (!insert) codes.subarray(from, to).sort();
   }
 
   private grow(moreCodes: number) {

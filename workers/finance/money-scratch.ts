@@ -13,6 +13,7 @@ export class MoneyScratch {
   private codes = new Uint32Array(0);
   private catYears = new Uint32Array(0);
   private cats = new Uint32Array(0);
+  private catCounts = new Uint32Array(0);
   private govs = new Uint32Array(64);
   nextMark(): number { return ++this.mark; }
   groupOf(n: number): Int32Array {
@@ -30,6 +31,10 @@ export class MoneyScratch {
   hasRows(n: number): Uint32Array {
     if (this.govs.length < n) this.govs = new Uint32Array(Math.max(n, 2 * this.govs.length));
     return this.govs;
+  }
+  catYearCounts(n: number): Uint32Array {
+    if (this.catCounts.length < n) this.catCounts = new Uint32Array(n);
+    return this.catCounts;
   }
   catSeen(n: number): Uint32Array {
     if (this.cats.length < n) this.cats = new Uint32Array(n);

@@ -35,6 +35,8 @@ export class SummaryAcc {
   private readonly catYearSeen: Uint32Array;
   /** Per category, marked when any of its (category, year) cells is: categoriesFound read in rank order. */
   private readonly catSeen: Uint32Array;
+  /** Per category marked this job, how many of its (category, year) cells are: all of presentYears, none missing. */
+  private readonly catYears: Uint32Array;
   private readonly codesMarked: number[] = [];
   private readonly aggregateYears: number[] = [];
   private readonly presentYears: number[] = [];
@@ -61,6 +63,7 @@ export class SummaryAcc {
     this.codeSeen = scratch.codeSeen(e.nCodes);
     this.catYearSeen = scratch.catYearSeen(e.categories.length * Y);
     this.catSeen = scratch.catSeen(e.categories.length);
+    this.catYears = scratch.catYearCounts(e.categories.length);
     this.hasRows = scratch.hasRows(govs.length);
     for (let i = 0; i < Y; i++) this.reporting.push(0);
   }
@@ -92,7 +95,10 @@ export class SummaryAcc {
     if (flow === BAL) this.balanceSubs.add(sub);
     if (cat >= 0) {
       const k = cat * this.Y + yi;
-      if (this.catYearSeen[k] !== this.mark) { this.catYearSeen[k] = this.mark; this.catSeen[cat] = this.mark; }
+      if (this.catYearSeen[k] !== this.mark) {
+        this.catYearSeen[k] = this.mark;
+        if (this.catSeen[cat] !== this.mark) { this.catSeen[cat] = this.mark; this.catYears[cat] = 1; } else this.catYears[cat]!++;
+      }
     }
     if (this.peerTarget !== null && pop > 0) addPeerValue(this.peerValues, year, sub, cat, amt, gov === this.peerTarget, pop);
   }
@@ -119,6 +125,8 @@ export class SummaryAcc {
     for (const cat of categoriesByRank(e)) {
       if (this.catSeen[cat] !== mark) continue;
       catsFound.push(cat);
+      // A marked (category, year) is of a kept group with reported rows, so its year is a present one.
+      if (this.catYears[cat] === presentYi.length) continue;
       let ys: number[] | null = null;
       for (let p = 0; p < presentYi.length; p++) {
         if (catYearSeen[cat * Y + presentYi[p]!] !== mark) (ys ??= []).push(present[p]!);
