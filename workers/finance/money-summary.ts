@@ -26,22 +26,23 @@ export class SummaryAcc {
   rowsFilled = 0;
   /** With completion: [gov, year] of each government with no row at all in a dense (census_zero) year, flattened. */
   readonly notInSurvey: number[] = [];
-  private readonly Y: number;
   private readonly peerTarget: number | null;
   private readonly dropNoPopulation: boolean;
   // Presence marks (this job's stamp), with the list of what was marked (folding a whole array back is what cost).
   private readonly mark = scratch.nextMark();
   private readonly codeSeen: Uint32Array;
-  private readonly catYearSeen: Uint32Array;
-  /** Per category, marked when any of its (category, year) cells is: categoriesFound read in rank order. */
+  /** Per category, marked when it has a row this job: categoriesFound read in rank order (its year bits are this job's then). */
   private readonly catSeen: Uint32Array;
-  /** Per category marked this job, how many of its (category, year) cells are: all of presentYears, none missing. */
-  private readonly catYears: Uint32Array;
+  /**
+   * Per category, W words of bits by plan.years index: the years it has rows in. Missing years are then the
+   * present years' bits less the category's, a few words a category, not a check of each present year.
+   */
+  private readonly W: number;
+  private readonly catYearBits: Uint32Array;
+  /** The years (by plan.years index) a kept group has reported rows in, as bits. */
+  private readonly presentBits: Uint32Array;
   private readonly codesMarked: number[] = [];
   private readonly aggregateYears: number[] = [];
-  private readonly presentYears: number[] = [];
-  /** Beside presentYears, each one's place in plan.years (its catYearSeen column). */
-  private readonly presentYi: number[] = [];
   private readonly popYears: number[] = [];
   private readonly balanceSubs = new Set<number>();
   /** Per government (by its place in govs), the years it has rows in. */
@@ -57,13 +58,14 @@ export class SummaryAcc {
 
   /** For a job over govs, in walk order. */
   constructor(private readonly e: EngineCatalog, private readonly plan: MoneyPlan, private readonly govs: number[]) {
-    const Y = (this.Y = plan.years.length);
+    const Y = plan.years.length;
     this.peerTarget = plan.peerTarget;
     this.dropNoPopulation = plan.dropNoPopulation;
     this.codeSeen = scratch.codeSeen(e.nCodes);
-    this.catYearSeen = scratch.catYearSeen(e.categories.length * Y);
     this.catSeen = scratch.catSeen(e.categories.length);
-    this.catYears = scratch.catYearCounts(e.categories.length);
+    this.W = (Y + 31) >>> 5;
+    this.catYearBits = scratch.catYearBits(e.categories.length * this.W);
+    this.presentBits = scratch.presentBits(this.W);
     this.hasRows = scratch.hasRows(govs.length);
     for (let i = 0; i < Y; i++) this.reporting.push(0);
   }
@@ -82,7 +84,7 @@ export class SummaryAcc {
       const code = cells.codeVal[l]!;
       if (codeSeen[code] !== mark) { codeSeen[code] = mark; this.codesMarked.push(code); }
     }
-    if (this.presentYears[this.presentYears.length - 1] !== year) { this.presentYears.push(year); this.presentYi.push(yi); }
+    this.presentBits[yi >>> 5]! |= 1 << (yi & 31);
     this.hasRows[gi] = this.mark;
     // Each (government, year) is walked once: a year is never a repeat.
     (this.govYears[gi] ??= []).push(year);
@@ -94,11 +96,12 @@ export class SummaryAcc {
     if (flags & ROW_AGGREGATE) addYear(this.aggregateYears, year);
     if (flow === BAL) this.balanceSubs.add(sub);
     if (cat >= 0) {
-      const k = cat * this.Y + yi;
-      if (this.catYearSeen[k] !== this.mark) {
-        this.catYearSeen[k] = this.mark;
-        if (this.catSeen[cat] !== this.mark) { this.catSeen[cat] = this.mark; this.catYears[cat] = 1; } else this.catYears[cat]!++;
+      const W = this.W, bits = this.catYearBits;
+      if (this.catSeen[cat] !== this.mark) {
+        this.catSeen[cat] = this.mark;
+        for (let w = cat * W; w < cat * W + W; w++) bits[w] = 0;
       }
+      bits[cat * W + (yi >>> 5)]! |= 1 << (yi & 31);
     }
     if (this.peerTarget !== null && pop > 0) addPeerValue(this.peerValues, year, sub, cat, amt, gov === this.peerTarget, pop);
   }
@@ -115,21 +118,24 @@ export class SummaryAcc {
 
   /** The summary, once the walk is done. */
   finish(scan: { na: { rows: number; amount: number }; rowsRead: number }, inconsistent: Set<number>): MoneySummary {
-    const { e, plan, govs, Y, mark, catYearSeen } = this;
+    const { e, plan, govs, mark, W, catYearBits, presentBits } = this;
     // Categories found, in rank order, and the years each lacks, read from the presence marks: building a
     // Set of years per category and filtering the present years through it cost about 25 us of an
     // all-categories answer at full scale (issue 32).
     const catsFound: number[] = [];
     const missing: [number, number[]][] = [];
-    const present = this.presentYears, presentYi = this.presentYi;
     for (const cat of categoriesByRank(e)) {
       if (this.catSeen[cat] !== mark) continue;
       catsFound.push(cat);
-      // A marked (category, year) is of a kept group with reported rows, so its year is a present one.
-      if (this.catYears[cat] === presentYi.length) continue;
+      // The present years it lacks, ascending (the walk's order of years).
       let ys: number[] | null = null;
-      for (let p = 0; p < presentYi.length; p++) {
-        if (catYearSeen[cat * Y + presentYi[p]!] !== mark) (ys ??= []).push(present[p]!);
+      for (let w = 0; w < W; w++) {
+        let m = (presentBits[w]! & ~catYearBits[cat * W + w]!) >>> 0;
+        while (m !== 0) {
+          const low = m & -m;
+          (ys ??= []).push(plan.years[w * 32 + 31 - Math.clz32(low)]!);
+          m = (m ^ low) >>> 0;
+        }
       }
       if (ys !== null) missing.push([cat, ys]);
     }
