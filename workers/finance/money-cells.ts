@@ -26,6 +26,8 @@ export class Cells {
   readonly isIG: Uint8Array;
   readonly isBal: Uint8Array;
   readonly naEligible: Uint8Array;
+  /** naEligible less the intergovernmental codes (which the scan sends to their leg first): what a row without a harmonized code counts toward. */
+  readonly naUnmapped: Uint8Array;
   /** Cell of a code (the effective code on the harmonized basis) in each leg; -1 when the plan excludes it. */
   readonly igCell: Int32Array;
   readonly balCell: Int32Array;
@@ -74,7 +76,7 @@ export class Cells {
         }
       }
     }
-    this.isIG = new Uint8Array(nCodes); this.isBal = new Uint8Array(nCodes); this.naEligible = new Uint8Array(nCodes);
+    this.isIG = new Uint8Array(nCodes); this.isBal = new Uint8Array(nCodes); this.naEligible = new Uint8Array(nCodes); this.naUnmapped = new Uint8Array(nCodes);
     this.igCell = new Int32Array(nCodes).fill(-1); this.balCell = new Int32Array(nCodes).fill(-1); this.directCell = new Int32Array(nCodes).fill(-1);
     const catOk = (cat: number): boolean => keepCat === null || (cat >= 0 && keepCat[cat] === 1);
     const catOf = (cat: number): number => (plan.allCategories ? ALL_CATEGORIES_ID : cat);
@@ -83,6 +85,7 @@ export class Cells {
       if (flow === EXP && sub === igSub) this.isIG[code] = 1;
       if (flow === BAL) this.isBal[code] = 1;
       if (flow !== 0 && wantFlow[flow] && sub >= 0 && inScope[flow]![sub] && flow !== BAL) this.naEligible[code] = 1;
+      this.naUnmapped[code] = this.naEligible[code]! & (this.isIG[code]! ^ 1);
       // The IG leg, by the effective code: expenditure, in the concept's scope (which holds intergovernmental under total).
       if (plan.igLeg && wantFlow[EXP] && flow === EXP && sub >= 0 && inScope[EXP]![sub] && catOk(cat)) this.igCell[code] = this.encode(EXP, catOf(cat), sub);
       if (flow === BAL && wantFlow[BAL] && inScope[BAL]![sub] && catOk(cat)) this.balCell[code] = this.encode(BAL, catOf(cat), sub);
