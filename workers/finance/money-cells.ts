@@ -26,6 +26,8 @@ export class Cells {
   readonly isIG: Uint8Array;
   readonly isBal: Uint8Array;
   readonly naEligible: Uint8Array;
+  /** naEligible less the intergovernmental codes (which the scan sends to their leg first): what a row without a harmonized code counts toward. */
+  readonly naUnmapped: Uint8Array;
   /** Cell of a code (the effective code on the harmonized basis) in each leg; -1 when the plan excludes it. */
   readonly igCell: Int32Array;
   readonly balCell: Int32Array;
@@ -40,6 +42,8 @@ export class Cells {
   readonly flags: Uint8Array;
   readonly stamp: Int32Array;
   readonly codeHead: Int32Array;
+  /** Per cell, how many codes its list (codeHead, codeNext) holds: a row is sized without walking the list. */
+  readonly codeCount: Int32Array;
   readonly codeSeen: Int32Array;
   codeNext = new Int32Array(1024);
   codeVal = new Uint16Array(1024);
@@ -54,7 +58,7 @@ export class Cells {
     this.nCatSlots = e.categories.length + 2;
     const nCells = 4 * this.nCatSlots * this.nSub;
     this.amt = new Float64Array(nCells); this.flags = new Uint8Array(nCells); this.stamp = new Int32Array(nCells).fill(-1);
-    this.codeHead = new Int32Array(nCells); this.codeSeen = new Int32Array(nCodes).fill(-1);
+    this.codeHead = new Int32Array(nCells); this.codeCount = new Int32Array(nCells); this.codeSeen = new Int32Array(nCodes).fill(-1);
     // Slots follow the output order: recipe subtype first, then subtypes by name; negative categories first, then by name.
     this.subSlot = new Int32Array(this.nSub);
     e.subtypes.forEach((_, sub) => { this.subSlot[sub] = e.subtypeRank[sub]! + 1; });
@@ -72,7 +76,7 @@ export class Cells {
         }
       }
     }
-    this.isIG = new Uint8Array(nCodes); this.isBal = new Uint8Array(nCodes); this.naEligible = new Uint8Array(nCodes);
+    this.isIG = new Uint8Array(nCodes); this.isBal = new Uint8Array(nCodes); this.naEligible = new Uint8Array(nCodes); this.naUnmapped = new Uint8Array(nCodes);
     this.igCell = new Int32Array(nCodes).fill(-1); this.balCell = new Int32Array(nCodes).fill(-1); this.directCell = new Int32Array(nCodes).fill(-1);
     const catOk = (cat: number): boolean => keepCat === null || (cat >= 0 && keepCat[cat] === 1);
     const catOf = (cat: number): number => (plan.allCategories ? ALL_CATEGORIES_ID : cat);
@@ -81,6 +85,7 @@ export class Cells {
       if (flow === EXP && sub === igSub) this.isIG[code] = 1;
       if (flow === BAL) this.isBal[code] = 1;
       if (flow !== 0 && wantFlow[flow] && sub >= 0 && inScope[flow]![sub] && flow !== BAL) this.naEligible[code] = 1;
+      this.naUnmapped[code] = this.naEligible[code]! & (this.isIG[code]! ^ 1);
       // The IG leg, by the effective code: expenditure, in the concept's scope (which holds intergovernmental under total).
       if (plan.igLeg && wantFlow[EXP] && flow === EXP && sub >= 0 && inScope[EXP]![sub] && catOk(cat)) this.igCell[code] = this.encode(EXP, catOf(cat), sub);
       if (flow === BAL && wantFlow[BAL] && inScope[BAL]![sub] && catOk(cat)) this.balCell[code] = this.encode(BAL, catOf(cat), sub);
@@ -108,7 +113,7 @@ export class Cells {
   add(cell: number, code: number, amt: number, aggregate: boolean): void {
     if (this.stamp[cell] !== this.cur) {
       this.stamp[cell] = this.cur;
-      this.amt[cell] = 0; this.flags[cell] = 0; this.codeHead[cell] = -1;
+      this.amt[cell] = 0; this.flags[cell] = 0; this.codeHead[cell] = -1; this.codeCount[cell] = 0;
       if (this.nTouched === this.touched.length) { const t = new Int32Array(this.touched.length * 2); t.set(this.touched); this.touched = t; }
       this.touched[this.nTouched++] = cell;
     }
@@ -122,7 +127,7 @@ export class Cells {
         const v = new Uint16Array(this.codeVal.length * 2); v.set(this.codeVal); this.codeVal = v;
       }
       const k = this.nCodeLinks++;
-      this.codeVal[k] = code; this.codeNext[k] = this.codeHead[cell]!; this.codeHead[cell] = k;
+      this.codeVal[k] = code; this.codeNext[k] = this.codeHead[cell]!; this.codeHead[cell] = k; this.codeCount[cell]!++;
     }
   }
 

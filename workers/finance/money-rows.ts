@@ -27,6 +27,9 @@ export function materialize(cells: Cells, n: number, gov: number, year: number, 
   });
 }
 
+/** Up to this many rows, finish() copies the page element by element (see there). */
+const SMALL_PAGE = 64;
+
 /**
  * The page's rows as columns. The scratch columns live as long as the worker
  * and only grow; finish() copies the page into one buffer (one allocation,
@@ -71,24 +74,25 @@ export class RowBuilder {
   /** A scratch cell as a row (the fast path's rows, which need no GroupRow object): its codes sorted in place. */
   pushCell(cells: Cells, cell: number, year: number, gov: number, pop: number): void {
     let s = this.s;
-    let nc = 0;
-    for (let k = cells.codeHead[cell]!; k >= 0; k = cells.codeNext[k]!) nc++;
+    const nc = cells.codeCount[cell]!;
     if (this.n === s.cap || this.nCodes + nc > s.codes.length) s = this.grow(nc);
     const i = this.n++;
     s.year[i] = year; s.gov[i] = gov; s.flow[i] = cells.cellFlow[cell]!; s.cat[i] = cells.cellCat[cell]!; s.sub[i] = cells.cellSub[cell]!;
     s.amt[i] = cells.amt[cell]!; s.flags[i] = cells.flags[cell]!; s.vs[i] = VS_NONE; s.pop[i] = pop;
-    const from = (s.codesStart[i] = this.nCodes);
+    // The cell's code count places the row's codes at [from, to) (and the next row's after them).
+    const from = (s.codesStart[i] = this.nCodes), to = (this.nCodes = from + nc);
     const codes = s.codes;
     // Insertion sort as the codes arrive, for the handful a category's cell holds; a cell of all
     // categories can gather hundreds, which a real sort handles better.
     const insert = nc <= 16;
+    let m = from;
     for (let k = cells.codeHead[cell]!; k >= 0; k = cells.codeNext[k]!) {
       const v = cells.codeVal[k]!;
-      let at = this.nCodes++;
+      let at = m++;
       while (insert && at > from && codes[at - 1]! > v) { codes[at] = codes[at - 1]!; at--; }
       codes[at] = v;
     }
-    if (!insert) codes.subarray(from, this.nCodes).sort();
+    if (!insert) codes.subarray(from, to).sort();
   }
 
   private grow(moreCodes: number) {
@@ -106,9 +110,19 @@ export class RowBuilder {
     const n = this.n, nc = this.nCodes, s = this.s;
     s.codesStart[n] = nc;
     const out = rowsOf({ n, nCodes: nc });
-    out.year.set(s.year.subarray(0, n)); out.gov.set(s.gov.subarray(0, n)); out.flow.set(s.flow.subarray(0, n)); out.cat.set(s.cat.subarray(0, n));
-    out.sub.set(s.sub.subarray(0, n)); out.amt.set(s.amt.subarray(0, n)); out.flags.set(s.flags.subarray(0, n)); out.valueSource.set(s.vs.subarray(0, n));
-    out.pop.set(s.pop.subarray(0, n)); out.codesStart.set(s.codesStart.subarray(0, n + 1)); out.codes.set(s.codes.subarray(0, nc));
+    if (n <= SMALL_PAGE && nc <= 4 * SMALL_PAGE) {
+      // A small page (one government's category): element by element, not eleven subarray views and set calls.
+      for (let i = 0; i < n; i++) {
+        out.year[i] = s.year[i]!; out.gov[i] = s.gov[i]!; out.flow[i] = s.flow[i]!; out.cat[i] = s.cat[i]!; out.sub[i] = s.sub[i]!;
+        out.amt[i] = s.amt[i]!; out.flags[i] = s.flags[i]!; out.valueSource[i] = s.vs[i]!; out.pop[i] = s.pop[i]!; out.codesStart[i] = s.codesStart[i]!;
+      }
+      out.codesStart[n] = nc;
+      for (let k = 0; k < nc; k++) out.codes[k] = s.codes[k]!;
+    } else {
+      out.year.set(s.year.subarray(0, n)); out.gov.set(s.gov.subarray(0, n)); out.flow.set(s.flow.subarray(0, n)); out.cat.set(s.cat.subarray(0, n));
+      out.sub.set(s.sub.subarray(0, n)); out.amt.set(s.amt.subarray(0, n)); out.flags.set(s.flags.subarray(0, n)); out.valueSource.set(s.vs.subarray(0, n));
+      out.pop.set(s.pop.subarray(0, n)); out.codesStart.set(s.codesStart.subarray(0, n + 1)); out.codes.set(s.codes.subarray(0, nc));
+    }
     // A deep page can grow the scratch to millions of rows; it is not kept for the worker's life.
     if (s.cap > 1 << 16) RowBuilder.scratch = RowBuilder.columns(64);
     return out as unknown as MoneyRows;

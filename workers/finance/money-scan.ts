@@ -39,12 +39,30 @@ export function aggregate(x: Ctx, cells: Cells, gov: number, year: number, g: nu
   // that do not wait on each other, overlaps the misses that the search's dependent probes would take one by one.
   if (touchLines(hcode, start, end) < 0) return; // never: the test only keeps the loads from being optimized away
   let lo = start;
+  const unmapped = x.e.categories.length + 1;
   for (const k of x.keys) {
     lo = lowerBound(hcode, key, lo, end, k);
+    // The last run, rows without a harmonized code, only counts toward the provenance's not-applicable totals.
+    if (k === unmapped) { scanUnmapped(x, cells, lo, end); return; }
     let stop = lo;
     while (stop < end && key[hcode[stop]!] === k) stop++;
     if (stop > lo) scan(x, cells, gov, year, lo, stop);
     lo = stop;
+  }
+}
+
+/**
+ * A group's rows without a harmonized code, [start, end): what scan does with them when the plan reads only
+ * named categories (see Shape.keys: harmonized, no recipe, no intergovernmental leg, no balances), where such a
+ * row only adds to the not-applicable count and amount. Most of a large government's rows a category query
+ * reads are these; this loop reads no hcode and no cell.
+ */
+function scanUnmapped(x: Ctx, cells: Cells, start: number, end: number): void {
+  const { code: codeArr, amt: amtArr, flags: flagArr } = x.c;
+  const na = cells.naUnmapped;
+  x.rowsRead += end - start;
+  for (let r = start; r < end; r++) {
+    if (na[codeArr[r]!] && (flagArr[r]! & FLAG_AGGREGATE) === 0) { x.na.rows++; x.na.amount += amtArr[r]!; }
   }
 }
 

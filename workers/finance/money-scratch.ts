@@ -12,6 +12,9 @@ export class MoneyScratch {
   private years = new Int16Array(128);
   private codes = new Uint32Array(0);
   private catYears = new Uint32Array(0);
+  private present = new Uint32Array(4);
+  private cats = new Uint32Array(0);
+  private govs = new Uint32Array(64);
   nextMark(): number { return ++this.mark; }
   groupOf(n: number): Int32Array {
     if (this.groups.length < n) this.groups = new Int32Array(n);
@@ -25,9 +28,22 @@ export class MoneyScratch {
     if (this.codes.length < n) this.codes = new Uint32Array(n);
     return this.codes;
   }
-  catYearSeen(n: number): Uint32Array {
+  hasRows(n: number): Uint32Array {
+    if (this.govs.length < n) this.govs = new Uint32Array(Math.max(n, 2 * this.govs.length));
+    return this.govs;
+  }
+  catSeen(n: number): Uint32Array {
+    if (this.cats.length < n) this.cats = new Uint32Array(n);
+    return this.cats;
+  }
+  catYearBits(n: number): Uint32Array {
     if (this.catYears.length < n) this.catYears = new Uint32Array(Math.max(n, 2 * this.catYears.length));
     return this.catYears;
+  }
+  /** Zeroed: a job's present years, as bits. */
+  presentBits(n: number): Uint32Array {
+    if (this.present.length < n) this.present = new Uint32Array(n);
+    return this.present.fill(0, 0, n);
   }
 }
 

@@ -26,23 +26,30 @@ export class SummaryAcc {
   rowsFilled = 0;
   /** With completion: [gov, year] of each government with no row at all in a dense (census_zero) year, flattened. */
   readonly notInSurvey: number[] = [];
-  private readonly Y: number;
   private readonly peerTarget: number | null;
   private readonly dropNoPopulation: boolean;
   // Presence marks (this job's stamp), with the list of what was marked (folding a whole array back is what cost).
   private readonly mark = scratch.nextMark();
   private readonly codeSeen: Uint32Array;
-  private readonly catYearSeen: Uint32Array;
+  /** Per category, marked when it has a row this job: categoriesFound read in rank order (its year bits are this job's then). */
+  private readonly catSeen: Uint32Array;
+  /**
+   * Per category, W words of bits by plan.years index: the years it has rows in. Missing years are then the
+   * present years' bits less the category's, a few words a category, not a check of each present year.
+   */
+  private readonly W: number;
+  private readonly catYearBits: Uint32Array;
+  /** The years (by plan.years index) a kept group has reported rows in, as bits. */
+  private readonly presentBits: Uint32Array;
   private readonly codesMarked: number[] = [];
-  private readonly catYearsMarked: number[] = [];
   private readonly aggregateYears: number[] = [];
-  private readonly presentYears: number[] = [];
   /** The population years of the groups counted: a set, since a cohort's groups repeat them (every government, every year). */
   private readonly popYears = new Set<number>();
   private readonly balanceSubs = new Set<number>();
   /** Per government (by its place in govs), the years it has rows in. */
   private readonly govYears: number[][] = [];
-  private readonly hasRows: Uint8Array;
+  /** Per government (by its place in govs), marked when it has rows: scratch, as a typed array per job cost more than its use. */
+  private readonly hasRows: Uint32Array;
   // Packed, not new Array(Y): a holey array is posted to the main thread index by index (as a sparse array).
   // Pushed, not Array.from({ length: Y }, ...): that generic path cost about 2 us a job.
   private readonly reporting: number[] = [];
@@ -52,12 +59,15 @@ export class SummaryAcc {
 
   /** For a job over govs, in walk order. */
   constructor(private readonly e: EngineCatalog, private readonly plan: MoneyPlan, private readonly govs: number[]) {
-    const Y = (this.Y = plan.years.length);
+    const Y = plan.years.length;
     this.peerTarget = plan.peerTarget;
     this.dropNoPopulation = plan.dropNoPopulation;
     this.codeSeen = scratch.codeSeen(e.nCodes);
-    this.catYearSeen = scratch.catYearSeen(e.categories.length * Y);
-    this.hasRows = new Uint8Array(govs.length);
+    this.catSeen = scratch.catSeen(e.categories.length);
+    this.W = (Y + 31) >>> 5;
+    this.catYearBits = scratch.catYearBits(e.categories.length * this.W);
+    this.presentBits = scratch.presentBits(this.W);
+    this.hasRows = scratch.hasRows(govs.length);
     for (let i = 0; i < Y; i++) this.reporting.push(0);
   }
 
@@ -75,8 +85,8 @@ export class SummaryAcc {
       const code = cells.codeVal[l]!;
       if (codeSeen[code] !== mark) { codeSeen[code] = mark; this.codesMarked.push(code); }
     }
-    addYear(this.presentYears, year);
-    this.hasRows[gi] = 1;
+    this.presentBits[yi >>> 5]! |= 1 << (yi & 31);
+    this.hasRows[gi] = this.mark;
     // Each (government, year) is walked once: a year is never a repeat.
     (this.govYears[gi] ??= []).push(year);
     if (gov !== this.peerTarget) this.reporting[yi]!++;
@@ -87,8 +97,12 @@ export class SummaryAcc {
     if (flags & ROW_AGGREGATE) addYear(this.aggregateYears, year);
     if (flow === BAL) this.balanceSubs.add(sub);
     if (cat >= 0) {
-      const k = cat * this.Y + yi;
-      if (this.catYearSeen[k] !== this.mark) { this.catYearSeen[k] = this.mark; this.catYearsMarked.push(k); }
+      const W = this.W, bits = this.catYearBits;
+      if (this.catSeen[cat] !== this.mark) {
+        this.catSeen[cat] = this.mark;
+        for (let w = cat * W; w < cat * W + W; w++) bits[w] = 0;
+      }
+      bits[cat * W + (yi >>> 5)]! |= 1 << (yi & 31);
     }
     if (this.peerTarget !== null && pop > 0) addPeerValue(this.peerValues, year, sub, cat, amt, gov === this.peerTarget, pop);
   }
@@ -105,24 +119,34 @@ export class SummaryAcc {
 
   /** The summary, once the walk is done. */
   finish(scan: { na: { rows: number; amount: number }; rowsRead: number }, inconsistent: Set<number>): MoneySummary {
-    const { e, plan, govs, Y } = this;
-    // Categories by the years they have rows in, from the presence marks.
-    const catYears = new Map<number, Set<number>>();
-    for (const k of this.catYearsMarked) {
-      const cat = Math.floor(k / Y);
-      let set = catYears.get(cat);
-      if (!set) catYears.set(cat, (set = new Set()));
-      set.add(plan.years[k % Y]!);
+    const { e, plan, govs, mark, W, catYearBits, presentBits } = this;
+    // Categories found, in rank order, and the years each lacks, read from the presence marks: building a
+    // Set of years per category and filtering the present years through it cost about 25 us of an
+    // all-categories answer at full scale (issue 32).
+    const catsFound: number[] = [];
+    const missing: [number, number[]][] = [];
+    for (const cat of categoriesByRank(e)) {
+      if (this.catSeen[cat] !== mark) continue;
+      catsFound.push(cat);
+      // The present years it lacks, ascending (the walk's order of years).
+      let ys: number[] | null = null;
+      for (let w = 0; w < W; w++) {
+        let m = (presentBits[w]! & ~catYearBits[cat * W + w]!) >>> 0;
+        while (m !== 0) {
+          const low = m & -m;
+          (ys ??= []).push(plan.years[w * 32 + 31 - Math.clz32(low)]!);
+          m = (m ^ low) >>> 0;
+        }
+      }
+      if (ys !== null) missing.push([cat, ys]);
     }
-    const catsFound = [...catYears.keys()].sort((p, q) => catRank(e, p) - catRank(e, q));
-    const present = this.presentYears;
     const yearsPresent: [number, number[]][] = [];
     this.govYears.forEach((ys, gi) => { yearsPresent.push([govs[gi]!, ys]); });
     return {
       yearsPresent,
       categoriesFound: catsFound,
-      categoriesMissing: catsFound.map((cat): [number, number[]] => [cat, present.filter((y) => !catYears.get(cat)!.has(y))]).filter(([, ys]) => ys.length > 0),
-      codesObserved: this.codesMarked.sort((p, q) => p - q),
+      categoriesMissing: missing,
+      codesObserved: ascendingCodes(this.codesMarked),
       aggregateYears: this.aggregateYears,
       naRows: scan.na.rows,
       rowsRead: scan.rowsRead,
@@ -135,13 +159,39 @@ export class SummaryAcc {
       popYears: [...this.popYears].sort((a, b) => a - b),
       popCounts: this.popCounts,
       balanceSubtypes: [...this.balanceSubs],
-      govsWithoutRows: govs.filter((gov, gi) => !this.hasRows[gi] && !inconsistent.has(gov)),
+      govsWithoutRows: govs.filter((gov, gi) => this.hasRows[gi] !== mark && !inconsistent.has(gov)),
       inconsistentGovs: [...inconsistent],
       noPopulationGovs: [...this.noPopulation],
       reporting: this.reporting,
       peerCells: plan.peerTarget === null ? [] : peerCells(this.peerValues),
     };
   }
+}
+
+/** The catalog's category ids in rank order (catRank), made once per catalog. */
+let byRank: { e: EngineCatalog; order: Int32Array } | null = null;
+function categoriesByRank(e: EngineCatalog): Int32Array {
+  if (byRank?.e !== e) {
+    const order = Int32Array.from(e.categories.keys()).sort((p, q) => catRank(e, p) - catRank(e, q));
+    byRank = { e, order };
+  }
+  return byRank.order;
+}
+
+/**
+ * Distinct codes ascending, in place: a sort with a comparator cost several microseconds for the hundreds
+ * of codes of an all-categories answer; a typed array sorts numerically without one.
+ */
+let codeSort = new Uint16Array(256);
+function ascendingCodes(list: number[]): number[] {
+  const n = list.length;
+  if (n < 2) return list;
+  if (codeSort.length < n) codeSort = new Uint16Array(Math.max(n, 2 * codeSort.length));
+  const t = codeSort.subarray(0, n);
+  for (let i = 0; i < n; i++) t[i] = list[i]!;
+  t.sort();
+  for (let i = 0; i < n; i++) list[i] = t[i]!;
+  return list;
 }
 
 /** Type-7 quantile (linear interpolation between order statistics) of sorted values. */
