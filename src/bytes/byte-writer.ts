@@ -20,7 +20,7 @@ let memoIds = 0;
  * its names and ids.
  */
 export class ByteMemo {
-  /** Names this memo among others for as long as the process lives: json-rows.ts keys the pieces it keeps on it. */
+  /** Names this memo among others for as long as the process lives: kept-pieces.ts keys the runs' pieces on it. */
   readonly id = ++memoIds;
   private arena = new Uint8Array(4096);
   private used = 0;

@@ -1,6 +1,8 @@
 // An answer's rows as a JSON array, written as UTF-8 bytes from the result
 // columns (no row object, no string), with runs of memo cells written once
-// per distinct combination and copied from there for every later row.
+// per distinct combination and copied whole for every later row: kept for
+// the server's life when a run's combinations are few (kept-pieces.ts), for
+// the answer otherwise.
 // Property-tested byte for byte against JSON.stringify of the row objects.
 
 import { ByteMemo, ByteWriter, utf8, type Cell } from './byte-writer.js';

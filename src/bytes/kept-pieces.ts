@@ -1,4 +1,5 @@
-// The pieces of a JSON rows run kept for the server's life (json-rows.ts):
+// The pieces of a run of memo cells kept for the server's life, for the JSON
+// rows (json-rows.ts) and the CSV records (csv-writer.ts):
 // a run of memo cells (a government's id and name, a category and subtype,
 // a row's codes and flags) with the keys between them, written once per
 // combination of its cells' keys by the first answer that needs it and
@@ -30,6 +31,8 @@ export const KEPT_KEYS = 2 ** 17;
 export const KEPT_BYTES = 4 << 20;
 /** Runs kept per memo (one per table shape the run appears in: routes and options): past it, pieces last one answer. */
 const KEPT_RUNS = 64;
+/** What a view costs beside its bytes. */
+const VIEW_BYTES = 96;
 /** Pieces are copied into chunks of this size (a piece never spans two), so a view made once stays valid. */
 const CHUNK = 64 << 10;
 
@@ -38,7 +41,7 @@ export class KeptPieces {
   readonly views: (Uint8Array | undefined)[];
   private chunk = new Uint8Array(0);
   private used = 0;
-  /** Bytes kept, across chunks. */
+  /** Memory held: the chunks made and a view's object per piece (the view table, 8 bytes a key, beside). */
   bytes = 0;
 
   constructor(keys: number) {
@@ -48,15 +51,18 @@ export class KeptPieces {
   /** Keeps src[from, to) as key k's piece, unless it is longer than a chunk or the run holds KEPT_BYTES already. */
   keep(k: number, src: Uint8Array, from: number, to: number): void {
     const len = to - from;
-    if (len > CHUNK || this.bytes + len > KEPT_BYTES) return;
+    if (len > CHUNK || this.bytes + CHUNK + VIEW_BYTES > KEPT_BYTES) return;
     if (this.used + len > this.chunk.length) {
       this.chunk = new Uint8Array(CHUNK);
       this.used = 0;
+      // Counted whole when made (a chunk's tail may stay unused), so the bound holds on memory, not on piece bytes.
+      this.bytes += CHUNK;
     }
     this.chunk.set(src.subarray(from, to), this.used);
     this.views[k] = this.chunk.subarray(this.used, this.used + len);
     this.used += len;
-    this.bytes += len;
+    // A view is an object of about this many bytes in V8, whatever the length of its piece.
+    this.bytes += VIEW_BYTES;
   }
 }
 
@@ -91,7 +97,7 @@ export function keptPieces(cells: MemoCell[], factors: MemoCell[], span: number,
     while (factors[f]!.key !== m.key) f++;
     node = step(node, prefixes[j]!, grow);
     // The cell's memo, factor and keys, and (first cell) whether the run writes its own key, as one exact integer:
-    // keys <= KEPT_KEYS < 2^18, a run's factors < 32 (2^17 keys at two a factor), memo ids < 2^28.
+    // keys <= KEPT_KEYS < 2^18, a run's factors < 32 (takeRun stops at 31), memo ids < 2^28.
     if (node !== undefined) node = step(node, (((m.memo.id * 32 + f) * 2 ** 18 + factors[f]!.keys) * 2) + (j === 0 && head === null ? 1 : 0), grow);
   }
   if (node !== undefined) node = step(node, tail ?? NONE, grow);
@@ -126,7 +132,8 @@ export function takeRun(memoAt: (c: number) => MemoCell | null, c: number, bound
   const run: MemoRun = { cells: [], factors: [], span: 1, columns: [] };
   for (let m = memoAt(c); m !== null; m = memoAt(++c)) {
     const alike = run.factors.some((f) => f.key === m!.key);
-    if (!alike && run.cells.length > 0 && run.span * m.keys > bound) break;
+    // At most 31 factors: the trie's number for a cell holds a factor's index in five bits.
+    if (!alike && run.cells.length > 0 && (run.span * m.keys > bound || run.factors.length === 31)) break;
     if (!alike) { run.span *= m.keys; run.factors.push(m); }
     run.cells.push(m);
     run.columns.push(c);
@@ -139,7 +146,8 @@ export function runKey(factors: MemoCell[], i: number): number {
   let k = 0;
   for (let j = 0; j < factors.length; j++) {
     const f = factors[j]!.key(i);
-    if (f < 0) return -1;
+    // A key out of its cell's range would collide with another combination's: written as it is, not kept.
+    if (f < 0 || f >= factors[j]!.keys) return -1;
     k = k * factors[j]!.keys + f;
   }
   return k;
