@@ -6,7 +6,12 @@
 // answered in milliseconds once seen. Seen with one worker a front thread
 // (the default on 2 cores), with FRONT_THREADS=1 WORKERS=1 too, with
 // Piscina's atomics off, and with the code of 14a5dff; not seen in 12 rounds
-// with WORKERS=4. Cause not found. Prints each round's slow pulls (over 500 ms).
+// with WORKERS=4. On the fixture the same pulls show headers 0.5-0.8 s late
+// several times a round (also with 14a5dff), while one government's JSON,
+// pulled the same way, showed none in 75,000 answers: the delay is in the
+// CSV page's streaming path (the first chunk waits on the slot's published
+// count, Atomics.waitAsync, or the page job's end), not in uWS's connection
+// handling. Cause not found. Prints each round's slow pulls (over 500 ms).
 //   node dist/bench/fresh-stall.js [--data DIR] [--rounds 10] [--env K=V,K=V]
 
 import http from 'node:http';
