@@ -1,17 +1,15 @@
-// A finding of 2026-11-27 (issue 32's pairs runs), reproduced: four clients
-// start pulling the same identity CSV page at once, one on the keep-alive
-// socket of a warm-up pull and three on new sockets; in about one round of
-// five to ten, one of the new sockets' requests gets its headers about 10 s
-// late (uWS's idle-timeout tick), while the server's access log shows it
-// answered in milliseconds once seen. Seen with one worker a front thread
-// (the default on 2 cores), with FRONT_THREADS=1 WORKERS=1 too, with
-// Piscina's atomics off, and with the code of 14a5dff; not seen in 12 rounds
-// with WORKERS=4. On the fixture the same pulls show headers 0.5-0.8 s late
-// several times a round (also with 14a5dff), while one government's JSON,
-// pulled the same way, showed none in 75,000 answers: the delay is in the
-// CSV page's streaming path (the first chunk waits on the slot's published
-// count, Atomics.waitAsync, or the page job's end), not in uWS's connection
-// handling. Cause not found. Prints each round's slow pulls (over 500 ms).
+// A finding of 2026-11-27 (issue 32's pairs runs), reproduced, and the check
+// of its fix: four clients pull the same identity CSV page at once and again
+// as soon as each pull ends, one on the keep-alive socket of a warm-up pull
+// and three on new sockets. With one pool worker a front thread (the default
+// on 2 cores), one pull got its headers about 10 s late at full scale (0.5-2 s
+// on the fixture) while hundreds of newer page jobs ran: Piscina put a page
+// job with an abort signal, shifted off its queue when no worker was free, in
+// a queue of its own that a newer task bypasses whenever the main queue is
+// empty. With FRONT_THREADS=1 WORKERS=1 every round stalled; with the fix
+// (src/finance/run-money.ts: a short page job posted without the signal;
+// src/pool.ts stricterFIFO, src/pool-lanes.ts unshift) none in 6 rounds.
+// Prints each round's slow pulls (over 500 ms).
 //   node dist/bench/fresh-stall.js [--data DIR] [--rounds 10] [--env K=V,K=V]
 
 import http from 'node:http';

@@ -28,6 +28,16 @@ export class LaneQueue implements TaskQueue {
     return this.fast.shift() ?? this.bulk.shift() ?? null;
   }
 
+  /**
+   * A task Piscina shifted off but found no worker free for, put back at the head of its lane (Pool sets
+   * stricterFIFO): put back at the tail, the oldest page job of a stream of them was sent behind every job
+   * queued meanwhile, again and again, and with one worker a front thread a pull waited 0.5-2 s on the
+   * fixture and about 10 s at full scale while hundreds of later jobs ran (bench/fresh-stall.ts).
+   */
+  unshift(task: Task): void {
+    (FAST.has((task as PiscinaTask).name) ? this.fast : this.bulk).unshift(task);
+  }
+
   remove(task: Task): void {
     for (const lane of [this.fast, this.bulk]) {
       const i = lane.indexOf(task);

@@ -83,6 +83,9 @@ export class Pool implements JobRunner {
       recordTiming: false,
       // Small jobs' batches go ahead of the bulk jobs waiting (src/pool-lanes.ts).
       taskQueue: new LaneQueue(),
+      // A task shifted off the queue when no worker could take it goes back to the head (LaneQueue.unshift), not
+      // the tail: at the tail the oldest job starved behind a steady stream of newer ones (src/pool-lanes.ts).
+      stricterFIFO: true,
     });
     // Piscina announces a worker before giving it a task: its exit is watched from then on.
     this.piscina.on('workerCreate', (w: { id: number }) => {

@@ -29,4 +29,19 @@ describe('LaneQueue', () => {
     expect(q.shift()).toBe(p2);
     expect(q.shift()).toBe(null);
   });
+
+  it('puts a task shifted off and handed back at the head of its lane, ahead of the ones queued after it', () => {
+    const q = new LaneQueue();
+    const [p1, p2, b1, p3] = [task('moneyPage', 1), task('moneyPage', 2), task('batch', 3), task('moneyPage', 4)];
+    q.push(p1);
+    q.push(p2);
+    // Piscina shifts p1, finds no worker free, and hands it back while more jobs arrive.
+    const first = q.shift();
+    q.push(b1);
+    q.push(p3);
+    q.unshift(first!);
+    const order = [];
+    for (let t = q.shift(); t !== null; t = q.shift()) order.push(t);
+    expect(order).toEqual([b1, p1, p2, p3]);
+  });
 });

@@ -63,10 +63,16 @@ export async function runMoneyPage(
   const cancel = new AbortController();
   const onAbort = (): void => cancel.abort(signal.reason);
   if (signal.aborted) onAbort(); else signal.addEventListener('abort', onAbort, { once: true });
+  // A page job that stops at its page's end is posted without the signal: it is short, and cancelled it stops
+  // by itself (its slot's lease given up: it cannot claim the slot, or stops between pieces). Piscina puts a task
+  // with a signal that it shifted off but could not place in a queue of its own, which a newer task bypasses
+  // whenever the main queue is empty: with one worker a front thread, a pull among four waited for the worker
+  // about 10 s at full scale while hundreds of newer page jobs ran (bench/fresh-stall.ts). A job that walks the
+  // whole query keeps the signal, so a request that ends stops it at once (its worker ended).
   const job = ctx.pool.run('moneyPage', {
     plan: { ...plan, stopAtPage: early }, route, table: tableOptions(params), lease: { slot: lease.slot, token: lease.token },
     format: page.format, metadata: page.metadata, ...(page.coding !== undefined ? { coding: page.coding } : {}),
-  }, cancel.signal);
+  }, early ? undefined : cancel.signal);
   // Observed here until the stream starts (a failure while the count is awaited is still the request's), by the stream after.
   const failed: { err?: unknown; yes?: true } = {};
   job.catch((err: unknown) => { failed.err = err; failed.yes = true; });
