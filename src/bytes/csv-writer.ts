@@ -8,7 +8,7 @@
 
 import { ByteWriter, utf8, type Cell } from './byte-writer.js';
 import type { ColumnTable, MemoCell } from './column-table.js';
-import { KEPT_KEYS, keptPieces, runKey, takeRun, type KeptPieces } from './kept-pieces.js';
+import { KEPT_KEYS, keptPieces, takeRun, type KeptPieces } from './kept-pieces.js';
 
 const QUOTE_IF = /[,\r\n|]/;
 
@@ -83,7 +83,7 @@ function writeRows(t: ColumnTable, steps: Step[], w: ByteWriter, i: number, stop
   for (; i < t.n && w.n < stopAt; i++) {
     for (let c = 0; c < n; c++) {
       const s = steps[c]!;
-      if (s.run !== null) { writeKept(s, i, w); continue; }
+      if (s.run !== null) { s.run.write(s.factors, i, w, s, keptCells); continue; }
       if (s.comma) w.byte(COMMA);
       writeCell(s.memo, s.cell, i, w);
     }
@@ -92,17 +92,12 @@ function writeRows(t: ColumnTable, steps: Step[], w: ByteWriter, i: number, stop
   return i;
 }
 
-/** A kept run's piece for row i (its leading comma included): copied whole when any page wrote it before, else written and kept. */
-function writeKept(s: Extract<Step, { run: KeptPieces }>, i: number, w: ByteWriter): void {
-  const k = runKey(s.factors, i);
-  const piece = k < 0 ? undefined : s.run.views[k];
-  if (piece !== undefined) { w.piece(piece); return; }
-  const from = w.n;
+/** A kept run's bytes for row i as written when not kept yet: its cells, a comma before each but a row's first. */
+function keptCells(s: Extract<Step, { run: KeptPieces }>, i: number, w: ByteWriter): void {
   for (let j = 0; j < s.memos.length; j++) {
     if (j > 0 || s.comma) w.byte(COMMA);
     writeCell(s.memos[j]!, s.cells[j]!, i, w);
   }
-  if (k >= 0) s.run.keep(k, w.buf, from, w.n);
 }
 
 /** One cell: a memo cell's key is read here, not in a cell that calls it, so it costs one call as a plain cell does. */

@@ -133,15 +133,10 @@ function writeRun(s: Extract<Step, { kind: 'run' }>, i: number, w: ByteWriter): 
 /** Where a run's piece was written, as offset * PIECE + length. */
 const PIECE = 65536;
 
-/** A kept run's piece for row i: copied whole when any answer wrote it before, else written and kept. */
-function writeKept(s: Extract<Step, { kind: 'kept' }>, i: number, w: ByteWriter): void {
-  const k = runKey(s.factors, i);
-  const piece = k < 0 ? undefined : s.kept.views[k];
-  if (piece !== undefined) { w.piece(piece); return; }
-  const from = w.n;
+/** A kept run's bytes for row i as written when not kept yet: its own key first (when it writes it), its cells, its tail. */
+function keptCells(s: Extract<Step, { kind: 'kept' }>, i: number, w: ByteWriter): void {
   if (s.head !== null) w.bytes(s.head);
   writeCells(s, i, w);
-  if (k >= 0) s.kept.keep(k, w.buf, from, w.n);
 }
 
 /**
@@ -157,7 +152,7 @@ export function writeJsonRows(t: ColumnTable, w: ByteWriter): void {
     if (i > 0) w.byte(COMMA);
     for (let c = 0; c < steps.length; c++) {
       const s = steps[c]!;
-      if (s.kind === 'kept') { writeKept(s, i, w); continue; }
+      if (s.kind === 'kept') { s.kept.write(s.factors, i, w, s, keptCells); continue; }
       if (s.prefix !== null) w.bytes(s.prefix);
       if (s.kind === 'run') { writeRun(s, i, w); continue; }
       s.cell(i, w);

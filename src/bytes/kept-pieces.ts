@@ -17,7 +17,7 @@
 // as they were (and kept for the answer only), so memory never grows with
 // what clients ask.
 
-import type { ByteMemo } from './byte-writer.js';
+import type { ByteMemo, ByteWriter } from './byte-writer.js';
 import type { MemoCell } from './column-table.js';
 
 /**
@@ -46,6 +46,19 @@ export class KeptPieces {
 
   constructor(keys: number) {
     this.views = new Array<Uint8Array | undefined>(keys);
+  }
+
+  /**
+   * Row i's piece of the run: copied whole when an answer wrote it before; else written by cells(s, i, w) (each
+   * format's cells and separators, the run's step s passed through, so no closure is made a row) and kept.
+   */
+  write<S>(factors: MemoCell[], i: number, w: ByteWriter, s: S, cells: (s: S, i: number, w: ByteWriter) => void): void {
+    const k = runKey(factors, i);
+    const piece = k < 0 ? undefined : this.views[k];
+    if (piece !== undefined) { w.piece(piece); return; }
+    const from = w.n;
+    cells(s, i, w);
+    if (k >= 0) this.keep(k, w.buf, from, w.n);
   }
 
   /** Keeps src[from, to) as key k's piece, unless it is longer than a chunk or the run holds KEPT_BYTES already. */
