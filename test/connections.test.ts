@@ -5,11 +5,13 @@
 // closed at once, and the requests left unanswered are answered when sent again (RFC 9112 9.3.2).
 // Each expected answer is the server's answer to that request sent alone on a connection of its own.
 
+import { spawnSync } from 'node:child_process';
 import net from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { arrestsUrl, financeUrl } from './helpers/http.js';
 import { freePort, renderNginx, startNginx, type Nginx } from './helpers/nginx.js';
@@ -155,6 +157,41 @@ describe('pipelining', () => {
       }
     }
   }, 120_000);
+});
+
+/** The requests pipelined by a client whose TCP window is a few KB and who reads nothing for delayMs (helpers/small-window-pipeline.py). */
+function smallWindow(reqs: Req[], delayMs: number): { answers: RawAnswer[]; rest: Buffer; closedAfter: number | null } {
+  const script = fileURLToPath(new URL('./helpers/small-window-pipeline.py', import.meta.url));
+  const run = spawnSync('python3', [script, '127.0.0.1', String(port()), String(delayMs)], { input: reqs.map(wire).join(''), maxBuffer: 64 << 20 });
+  const m = /closed (\d+)/.exec(run.stderr.toString());
+  return { ...parseAnswers(run.stdout, reqs.map((r) => r.method)), closedAfter: m === null ? null : Number(m[1]) };
+}
+
+describe('pipelining behind a stream that is ready at once', () => {
+  // A gzip bulk page over 256 KB is kept once it has gone out whole, and a repeat is streamed from the kept
+  // bytes (X-Cache: hit): ready at once, but still a stream, pending until its last chunk. Started inside
+  // uWS's parse, its first chunks went out before uWS read the request behind it and closed the connection:
+  // the client got a cut answer. A client with a small window makes the cut certain (the socket fills).
+  const kept: Req = { name: 'a kept gzip bulk page', method: 'GET', path: '/api/v1/spending?type=city&years=2019&format=csv&limit=50000', headers: 'Accept-Encoding: gzip\r\n', waits: true };
+  beforeAll(async () => {
+    // Kept in the cache of every front thread (each has its own): 12 connections each, as above.
+    for (let i = 0; i < 12; i++) await oneAtATime([kept]);
+  });
+
+  it.each(READY.filter((r) => r.method === 'GET').map((r) => [r.name, r] as const))('a kept bulk page, then %s: nothing partial, closed at once, and both answered when sent again', async (_, behind) => {
+    const [hit] = await oneAtATime([kept]);
+    expect(hit!.headers['x-cache']).toBe('hit');
+    expect(hit!.headers['transfer-encoding']).toBe('chunked');
+    const reqs = [kept, behind];
+    const got = smallWindow(reqs, 300);
+    expect(got.rest.length).toBe(0);
+    expect(got.answers).toHaveLength(0);
+    expect(got.closedAfter).not.toBeNull();
+    expect(got.closedAfter!).toBeLessThan(2_000);
+    const retried = await oneAtATime(reqs);
+    expect(retried).toHaveLength(2);
+    for (let i = 0; i < 2; i++) expect(shape(retried[i]!), reqs[i]!.name).toEqual(await alone(reqs[i]!));
+  }, 60_000);
 });
 
 // The deployment (deploy/nginx): nginx reads a client's pipeline and sends the server one request at a time

@@ -4,6 +4,7 @@
 import { MIN_COMPRESS_BYTES, OFF_THREAD_BYTES } from './compress.js';
 import { LEVELS, OFFERED } from './encoding.js';
 import { ERROR_CATALOG } from './errors.js';
+import { STREAM_KEPT_ABOVE } from './kept-streams.js';
 import { FORMAT_IDS, FORMATS, PAGE_FORMATS, namesOf } from './formats.js';
 import type { FieldDoc, ParamSpec, RouteSpec } from './route-spec.js';
 import type { Landing } from './pages/landing.js';
@@ -66,8 +67,9 @@ export const CONNECTIONS: Decision = {
   topic: 'connections',
   decision:
     'Idle timeout: a connection that is silent (after its last answer, or before a whole request, such as the HTTP/1.0 and malformed requests above) is closed 8 to 12 s after it fell silent, never later: uWebSockets.js times it out at 10 s on a clock that ticks every 4 s. A connection whose answer is still going out is not idle. ' +
-    'Pipelining (several requests sent before their answers come): requests whose answers are ready at once (a cached page, /livez, an error, the docs files, the metadata routes) are answered in order, each whole, however many are pipelined. ' +
-    'An answer that waits on a job (an uncached page in any format, a bulk file read from disk, peers, rollups) is never followed on its connection: when another request arrives on a connection whose answer is still being made, this uWebSockets.js build closes the connection at once (it denies "async pipelining", so that answers cannot be sent out of order), and the server cannot answer it first, nor keep it for later. ' +
+    'Pipelining (several requests sent before their answers come): requests whose answers are ready at once (a cached page sent whole, /livez, an error, the docs files, the metadata routes) are answered in order, each whole, however many are pipelined. ' +
+    `An answer that waits on a job (an uncached page in any format, a bulk file read from disk, peers, rollups), and every answer that is streamed (a bulk page, also a compressed one over ${STREAM_KEPT_ABOVE / 1024} KB streamed from the cache), is never followed on its connection: a stream starts only once uWebSockets.js has read all of the packet it came in, so that a request pipelined behind it ends the connection before any of it is sent, rather than in the middle of it. ` +
+    'For such an answer, when another request arrives on a connection whose answer is still being made, this uWebSockets.js build closes the connection at once (it denies "async pipelining", so that answers cannot be sent out of order), and the server cannot answer it first, nor keep it for later. ' +
     'Nothing partial or out of order is sent, but what that connection had not yet sent is lost: the waiting answer, the requests after it, and answers to earlier requests read in the same packet that had not yet gone out. ' +
     'The server cannot even refuse such a pipeline in words: uWebSockets.js reads the whole packet and closes the connection on the request behind the waiting one before the server sees that request, and it offers no way to flush the earlier answers first (this is the build\'s, not a choice; a newer uWebSockets.js does the same). ' +
     'Behind the deployment\'s proxy (deploy/nginx) pipelining is fine: nginx reads a client\'s pipeline and sends the server one request at a time on its kept-alive connections, so every answer comes whole and in order, waiting ones included, in every place of a pipeline (tested in 2-, 3- and 10-request pipelines of cached and uncached JSON, CSV, Arrow and Parquet, bulk files and HEAD). The limit is for clients that reach the server directly. ' +

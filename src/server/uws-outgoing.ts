@@ -69,6 +69,15 @@ export class Outgoing<Ctx> {
       setImmediate(() => this.write(answer));
       return;
     }
+    if (answer.kind === 'stream' && !this.head && !this.deferred) {
+      // A stream is pending until its last chunk: started inside uWS's parse (an answer resolved in the
+      // microtasks uWS.js runs after each handler), a request pipelined behind it in the same read would
+      // make uWS close the connection with the answer cut short. Started after the parse, such a request
+      // closes the connection before any of it is written: nothing partial (the `connections` decision).
+      this.deferred = true;
+      setImmediate(() => this.write(answer));
+      return;
+    }
     this.answered = true;
     this.contentType = answer.contentType;
     this.encoding = answer.headers?.['Content-Encoding'];
