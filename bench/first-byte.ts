@@ -8,13 +8,13 @@
 //   node dist/bench/first-byte.js [--data <corpus dir>] [--old <other build's dist/src/main.js>] [--pulls 40] [--seconds 8]
 // Without --data the fixture (fixtures/finance/v6) is used. Run with the machine otherwise quiet.
 
-import { spawn } from 'node:child_process';
 import { appendFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { query } from '../scripts/lib/duckdb.js';
 import { ROOT, startServer, type Running } from '../scripts/lib/server.js';
+import { withHello } from './lib/ceiling.js';
 import { median, pct } from './lib/timing.js';
 
 const arg = (name: string, dflt: string): string => {
@@ -107,11 +107,8 @@ async function rate(base: string, clients: number, next: () => string | undefine
 }
 
 /** The uWS ceiling: hello.js sending a fixed body of `bytes`, pulled whole by 1 and by 4 clients; bytes/s. */
-async function ceiling(bytes: number): Promise<{ one: number; four: number; firstByteMs: number }> {
-  const proc = spawn(process.execPath, [path.join(ROOT, 'dist/bench/lib/hello.js'), String(bytes)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve) => proc.stdout!.once('data', (d) => resolve(JSON.parse(String(d)).port)));
-  const base = `http://127.0.0.1:${port}`;
-  try {
+function ceiling(bytes: number): Promise<{ one: number; four: number; firstByteMs: number }> {
+  return withHello(bytes, async (base) => {
     const byteRate = async (clients: number): Promise<number> => {
       let got = 0;
       const t0 = performance.now();
@@ -123,9 +120,7 @@ async function ceiling(bytes: number): Promise<{ one: number; four: number; firs
     const firsts: number[] = [];
     for (let i = 0; i < 20; i++) firsts.push((await pull(base, '/')).firstByteMs);
     return { one: await byteRate(1), four: await byteRate(4), firstByteMs: median(firsts) };
-  } finally {
-    proc.kill();
-  }
+  });
 }
 
 function builds(): [string, string | undefined][] {

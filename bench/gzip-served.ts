@@ -12,12 +12,12 @@
 //   node dist/bench/gzip-served.js [--data DIR] [--seconds 8]
 // Written to bench/results/gzip-served.md.
 
-import { spawn } from 'node:child_process';
 import { appendFileSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT, startServer } from '../scripts/lib/server.js';
+import { withHello } from './lib/ceiling.js';
 import { cpuPerRequest, cpuSnapshot } from './lib/cpu.js';
 import { duckCost } from './lib/duck.js';
 import { wrkPath, wrkRate } from './lib/wrk.js';
@@ -78,17 +78,8 @@ try {
 }
 
 // The uWS ceiling for a body of the gzip page's size, under the same wrk, 4 connections.
-const hello = spawn(process.execPath, [path.join(ROOT, 'dist/bench/lib/hello.js'), String(gzBytes)], { stdio: ['ignore', 'pipe', 'inherit'] });
-try {
-  const port = await new Promise<number>((resolve, reject) => {
-    hello.once('exit', (code) => reject(new Error(`hello.js exited (${code})`)));
-    hello.stdout!.once('data', (d) => resolve((JSON.parse(String(d)) as { port: number }).port));
-  });
-  const rps = wrkRate(`http://127.0.0.1:${port}`, ['/'], { connections: 4, seconds });
-  lines.push('', `uWS ceiling in the same run (bench/lib/hello.ts, a fixed body of the gzip page's ${f(gzBytes)} bytes, wrk, 4 connections): ${f(rps)} bodies/s, ${f(rps * PAGE)} rows/s at a page's rows a body.`);
-} finally {
-  hello.kill();
-}
+const rps = await withHello(gzBytes, (url) => wrkRate(url, ['/'], { connections: 4, seconds }));
+lines.push('', `uWS ceiling in the same run (bench/lib/hello.ts, a fixed body of the gzip page's ${f(gzBytes)} bytes, wrk, 4 connections): ${f(rps)} bodies/s, ${f(rps * PAGE)} rows/s at a page's rows a body.`);
 
 // DuckDB: the same page's rows (the query's provenance SQL, LIMIT 50000) by COPY to CSV gzip, warm.
 const file = path.join(os.tmpdir(), `civicstream-gzip-served-${process.pid}.csv.gz`);

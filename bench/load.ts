@@ -12,7 +12,7 @@
 //   npm run bench:load [-- --sizes 5000000,20000000,46000000] [--seconds 10] [--smoke]
 // Corpora are generated under .data/ (npm run generate:finance-full) when missing.
 
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,6 +22,7 @@ import { load } from './lib/load.js';
 import { wrkPath, wrkRate } from './lib/wrk.js';
 import { cpuPerRequest, cpuSnapshot } from './lib/cpu.js';
 import { ROOT, startServer, type Running } from '../scripts/lib/server.js';
+import { withHello } from './lib/ceiling.js';
 import { median, timeRuns } from './lib/timing.js';
 
 const arg = (name: string, dflt: string): string => {
@@ -201,19 +202,15 @@ async function startup(dir: string): Promise<string[]> {
 }
 
 /** The hello-world ceiling: uWS answering a fixed body of the given size. */
-async function ceiling(bytes: number): Promise<{ rps: number; p99: number; server: number; client: number; idle: number; wrk: number | null }> {
-  const proc = spawn(process.execPath, [path.join(ROOT, 'dist/bench/lib/hello.js'), String(bytes)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve) => proc.stdout!.once('data', (d) => resolve(JSON.parse(String(d)).port)));
-  try {
-    await load(`http://127.0.0.1:${port}`, () => '/', { connections: 32, seconds: Math.min(3, seconds) });
-    const c0 = cpuSnapshot(proc.pid!);
-    const r = await load(`http://127.0.0.1:${port}`, () => '/', { connections: 32, seconds });
-    const cpu = cpuPerRequest(proc.pid!, c0, cpuSnapshot(proc.pid!), r.total);
-    const wrk = HAS_WRK ? wrkRate(`http://127.0.0.1:${port}`, ['/'], { connections: 32, seconds }) : null;
+function ceiling(bytes: number): Promise<{ rps: number; p99: number; server: number; client: number; idle: number; wrk: number | null }> {
+  return withHello(bytes, async (url, pid) => {
+    await load(url, () => '/', { connections: 32, seconds: Math.min(3, seconds) });
+    const c0 = cpuSnapshot(pid);
+    const r = await load(url, () => '/', { connections: 32, seconds });
+    const cpu = cpuPerRequest(pid, c0, cpuSnapshot(pid), r.total);
+    const wrk = HAS_WRK ? wrkRate(url, ['/'], { connections: 32, seconds }) : null;
     return { rps: r.requestsPerSec, p99: r.p99, server: cpu.main + cpu.other, client: cpu.client, idle: cpu.idle, wrk };
-  } finally {
-    proc.kill();
-  }
+  });
 }
 
 const HAS_WRK = wrkPath() !== null;
