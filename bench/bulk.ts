@@ -10,6 +10,8 @@
 //   6. repeat gzip pulls with the response cache on (a compressed page kept), beside identity
 //   7. one government's JSON answer, response cache warm, identity against
 //      gzip (autocannon, 32 connections)
+//   8. the uWS ceiling with the same client: a fixed body of the identity and
+//      of the gzip page's size (bench/lib/hello.ts), 4 clients
 //   npm run bench:bulk [-- --data .data/finance-46m] [--seconds 10] [--main <another build's dist/src/main.js>] [--smoke]
 // Without --data the 46M corpus is generated under .data/ when missing.
 
@@ -21,6 +23,7 @@ import { query } from '../scripts/lib/duckdb.js';
 import { ROOT, startServer, type Running } from '../scripts/lib/server.js';
 import { cpuPerRequest, cpuSnapshot } from './lib/cpu.js';
 import { csvPuller, type CsvPuller } from './lib/csv-pull.js';
+import { withHello } from './lib/ceiling.js';
 import { load } from './lib/load.js';
 import { median, timeRuns } from './lib/timing.js';
 import { wrkPath, wrkRate } from './lib/wrk.js';
@@ -94,6 +97,20 @@ async function rate(s: Running, puller: CsvPuller, clients: number, next: () => 
   return { rowsPerSec: rows / secs, bytesPerRow: bytes / rows, pulls, short, cpuMsPer1000: (cpu.main + cpu.other + cpu.client) / 1000, idle: cpu.idle };
 }
 
+/** The uWS ceiling with the same client: bodies/s of a fixed body of `bytes` (bench/lib/hello.ts), pulled by 4 clients for the run's seconds. */
+function ceiling(bytes: number): Promise<number> {
+  return withHello(Math.round(bytes), async (url) => {
+    const p = csvPuller(url);
+    let n = 0;
+    const t0 = performance.now();
+    await Promise.all(Array.from({ length: 4 }, async () => {
+      while (performance.now() - t0 < seconds * 1000) { await p.pullWith('/', {}); n++; }
+    }));
+    p.close();
+    return n / ((performance.now() - t0) / 1000);
+  });
+}
+
 const dir = corpusDir();
 const main = arg('main', '');
 const s = await startServer({ FINANCE_DATA: dir, WORKERS: String(os.cpus().length), RESPONSE_CACHE_MB: '0' }, 1_800_000, main === '' ? undefined : path.resolve(main));
@@ -162,6 +179,10 @@ try {
     await s5.stop();
   }
 
+  // The uWS ceiling for bodies of the identity and the gzip page's sizes, after the server's runs (never beside them).
+  const pageBytes = { identity: repeat.bytesPerRow * PAGE, gzip: coded[0]![2].bytesPerRow * PAGE };
+  const hello = { identity: await ceiling(pageBytes.identity), gzip: await ceiling(pageBytes.gzip) };
+
   const sql = (await get(s, fixed.replace('&format=csv', '').replace(`&limit=${PAGE}`, '&limit=1'))).provenance.sql_query as string;
   const out = path.join(os.tmpdir(), `civicstream-bulk-${process.pid}.csv`);
   const copy = `COPY (${sql} LIMIT ${PAGE}) TO '${out}' (FORMAT csv, HEADER)`;
@@ -190,6 +211,8 @@ try {
     row('CSV gzip, repeat pulls, 4 clients, response cache on (a kept page)', cachedGzip!),
     row('CSV, repeat pulls, 4 clients, response cache on (identity is never kept)', cachedIdentity!),
     ...binary.flatMap(([b, first, again]) => [row(`${b === 'arrow' ? 'Arrow' : 'Parquet'}, first pulls, 4 clients`, first), row(`${b === 'arrow' ? 'Arrow' : 'Parquet'}, repeat pulls, 4 clients`, again)]),
+    `| uWS ceiling: a fixed body of the identity page's size (${f(pageBytes.identity)} bytes), the same client, 4 clients, a page's rows a body | ${f(hello.identity * PAGE)} | ${f((hello.identity * PAGE) / duck, 1)}x | | ${f(hello.identity * seconds)} | | |`,
+    `| uWS ceiling: the same, the gzip page's size (${f(pageBytes.gzip)} bytes) | ${f(hello.gzip * PAGE)} | ${f((hello.gzip * PAGE) / duck, 1)}x | | ${f(hello.gzip * seconds)} | | |`,
     `| DuckDB COPY of the same ${f(PAGE)} rows to CSV | ${f(duck)} | 1.0x | | | | |`,
     `| DuckDB COPY of the same ${f(PAGE)} rows to Parquet (snappy) | ${f(duckParquet)} | ${f(duckParquet / duck, 1)}x | | | | |`,
     '',
