@@ -162,7 +162,9 @@ describe('pipelining', () => {
 /** The requests pipelined by a client whose TCP window is a few KB and who reads nothing for delayMs (helpers/small-window-pipeline.py). */
 function smallWindow(reqs: Req[], delayMs: number): { answers: RawAnswer[]; rest: Buffer; closedAfter: number | null } {
   const script = fileURLToPath(new URL('./helpers/small-window-pipeline.py', import.meta.url));
-  const run = spawnSync('python3', [script, '127.0.0.1', String(port()), String(delayMs)], { input: reqs.map(wire).join(''), maxBuffer: 64 << 20 });
+  const run = spawnSync('python3', [script, '127.0.0.1', String(port()), String(delayMs)], { input: reqs.map(wire).join(''), maxBuffer: 64 << 20, timeout: 15_000 });
+  expect(run.error).toBeUndefined();
+  expect(run.status, run.stderr.toString()).toBe(0);
   const m = /closed (\d+)/.exec(run.stderr.toString());
   return { ...parseAnswers(run.stdout, reqs.map((r) => r.method)), closedAfter: m === null ? null : Number(m[1]) };
 }
@@ -174,8 +176,12 @@ describe('pipelining behind a stream that is ready at once', () => {
   // the client got a cut answer. A client with a small window makes the cut certain (the socket fills).
   const kept: Req = { name: 'a kept gzip bulk page', method: 'GET', path: '/api/v1/spending?type=city&years=2019&format=csv&limit=50000', headers: 'Accept-Encoding: gzip\r\n', waits: true };
   beforeAll(async () => {
-    // Kept in the cache of every front thread (each has its own): 12 connections each, as above.
-    for (let i = 0; i < 12; i++) await oneAtATime([kept]);
+    // Kept in the cache of every front thread (each has its own; the kernel picks the thread of a new
+    // connection): pulled until 16 new connections in a row get it from the cache.
+    for (let i = 0, hits = 0; hits < 16 && i < 200; i++) {
+      const [a] = await oneAtATime([kept]);
+      hits = a?.headers['x-cache'] === 'hit' ? hits + 1 : 0;
+    }
   });
 
   it.each(READY.filter((r) => r.method === 'GET').map((r) => [r.name, r] as const))('a kept bulk page, then %s: nothing partial, closed at once, and both answered when sent again', async (_, behind) => {
@@ -183,11 +189,14 @@ describe('pipelining behind a stream that is ready at once', () => {
     expect(hit!.headers['x-cache']).toBe('hit');
     expect(hit!.headers['transfer-encoding']).toBe('chunked');
     const reqs = [kept, behind];
-    const got = smallWindow(reqs, 300);
-    expect(got.rest.length).toBe(0);
-    expect(got.answers).toHaveLength(0);
-    expect(got.closedAfter).not.toBeNull();
-    expect(got.closedAfter!).toBeLessThan(2_000);
+    // Three connections: each lands on a front thread that holds the page (beforeAll), so each is the cut case.
+    for (let k = 0; k < 3; k++) {
+      const got = smallWindow(reqs, 300);
+      expect(got.rest.length).toBe(0);
+      expect(got.answers).toHaveLength(0);
+      expect(got.closedAfter).not.toBeNull();
+      expect(got.closedAfter!).toBeLessThan(2_000);
+    }
     const retried = await oneAtATime(reqs);
     expect(retried).toHaveLength(2);
     for (let i = 0; i < 2; i++) expect(shape(retried[i]!), reqs[i]!.name).toEqual(await alone(reqs[i]!));
