@@ -10,7 +10,7 @@
 // answer's provenance SQL (as bench/load.ts's scenario 1 does), over the first --duck-govs governments: the
 // median wall and the mean CPU (all its threads) of one query, in microseconds.
 //   node dist/bench/answer-cost.js [--old <an older build's root, holding dist/>] [--data DIR] [--govs 200] [--rounds 9] [--ms 150]
-//     [--pipeline] [--only <part of a span's name>] [--shape <part of a shape's name>] [--duck-govs 20]
+//     [--pipeline] [--only <part of a span's name>] [--shape <part of a shape's name>] [--duck-govs 20] [--served]
 // --data: the corpus (default the fixture, fixtures/finance/v6); at full scale `--data .data/finance-46m` (each
 // build loads it, about 20 s and its memory a build).
 // Without --old only this build is timed. Run briefly: the machine is shared, so only old against new in the
@@ -93,7 +93,15 @@ const oldRoot = arg('--old', '');
 if (oldRoot) builds.push(await load('old', path.resolve(oldRoot)));
 builds.push(await load('new', HERE));
 const first = builds[0]!.ctx;
-const govids = Array.from({ length: nGovs }, (_, k) => first.catalog.governments[Math.floor((k * first.catalog.governments.length) / nGovs)]!.canonical_govid);
+// --served: the governments the served benches ask for (bench:load, bench:pairs): the 1,000 most populous with
+// rows in the mirror, taken evenly; otherwise evenly over the whole registry (many without rows).
+const served = process.argv.includes('--served')
+  ? ((await builds[0]!.inject(builds[0]!.service, '/api/v1/governments?limit=1000')).json() as { data: { canonical_govid: string; years_in_mirror: number[] }[] }).data
+    .filter((g) => g.years_in_mirror.length > 0).map((g) => g.canonical_govid)
+  : null;
+const govids = served !== null
+  ? Array.from({ length: Math.min(nGovs, served.length) }, (_, k) => served[Math.floor((k * served.length) / Math.min(nGovs, served.length))]!)
+  : Array.from({ length: nGovs }, (_, k) => first.catalog.governments[Math.floor((k * first.catalog.governments.length) / nGovs)]!.canonical_govid);
 const urlOf = (verb: string, q: string, g: string): string => `/api/v1/governments/${g}/${verb}${q ? `?${q}` : ''}`;
 
 // Same bytes from both builds, for every URL; and each build's captured requests (canonical URLs).

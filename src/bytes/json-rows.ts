@@ -8,19 +8,28 @@
 import { ByteMemo, ByteWriter, utf8, type Cell } from './byte-writer.js';
 import { writeMemo, type ColumnTable, type MemoCell } from './column-table.js';
 import { KEPT_KEYS, keptPieces, runKey, takeRun, type KeptPieces } from './kept-pieces.js';
+import { compiledRows, type RowHelpers } from './json-rows-compiled.js';
 
 const COMMA = 0x2c;
 const TRUE = utf8('true'), FALSE = utf8('false');
 
 /** A JSON cell for a column of plain values: numbers (null when not finite), booleans, null. */
-export const plainJson = (get: (i: number) => unknown): Cell => (i, w) => {
-  const v = get(i);
-  if (v === null || v === undefined) w.bytes(NULL);
-  else if (typeof v === 'number') { if (Number.isFinite(v)) w.number(v); else w.bytes(NULL); }
-  else if (typeof v === 'boolean') w.bytes(v ? TRUE : FALSE);
-  else w.text(typeof v === 'string' ? JSON.stringify(v) : String(v));
+export const plainJson = (get: (i: number) => unknown): Cell => {
+  const cell: PlainCell = (i, w) => {
+    const v = get(i);
+    if (v === null || v === undefined) w.bytes(NULL);
+    else if (typeof v === 'number') { if (Number.isFinite(v)) w.number(v); else w.bytes(NULL); }
+    else if (typeof v === 'boolean') w.bytes(v ? TRUE : FALSE);
+    else w.text(typeof v === 'string' ? JSON.stringify(v) : String(v));
+  };
+  // The compiled rows (json-rows-compiled.ts) call the getter at a site of their own and write the same bytes.
+  // A property, not a WeakMap: a WeakMap entry per column of every answer grew the collector's work by half.
+  cell.plainGet = get;
+  return cell;
 };
 const NULL = utf8('null');
+/** plainJson's cell, carrying its getter. */
+type PlainCell = Cell & { plainGet?: (i: number) => unknown };
 
 /** A JSON escape for ByteMemo: a cell's text as JSON.stringify writes it (null as null). */
 export const jsonText = (s: string | null): string => JSON.stringify(s);
@@ -46,7 +55,7 @@ const prefixOf = (name: string, first: boolean): Uint8Array => {
 const RUN_KEYS = 2 ** 30;
 
 /** How jsonRows writes a row: cells, and runs of adjacent memo cells written as one piece with the next key. */
-type Step =
+export type Step =
   | { kind: 'cell'; prefix: Uint8Array | null; cell: Cell }
   | {
     kind: 'run'; prefix: Uint8Array | null; cells: MemoCell[]; prefixes: Uint8Array[]; tail: Uint8Array | null;
@@ -61,7 +70,7 @@ type Step =
     kept: KeptPieces;
   };
 
-function stepsOf(t: ColumnTable): Step[] {
+export function stepsOf(t: ColumnTable): Step[] {
   const cols = t.names.length;
   const prefix = t.names.map((n, c) => prefixOf(n, c === 0));
   const json = t.json?.map((cell, c) => (typeof cell === 'object' ? withFallback(cell, t.get[c]!) : cell));
@@ -126,6 +135,11 @@ function writeRun(s: Extract<Step, { kind: 'run' }>, i: number, w: ByteWriter): 
   const k = runKey(s.factors, i);
   const seen = k < 0 ? undefined : s.pieces.get(k);
   if (seen !== undefined) { w.again(Math.floor(seen / PIECE), seen % PIECE); return; }
+  runMiss(s, k, i, w);
+}
+
+/** A run's cells for row i, not seen in this answer (k its key, -1 for none): written, and remembered under k. */
+function runMiss(s: Extract<Step, { kind: 'run' }>, k: number, i: number, w: ByteWriter): void {
   const from = w.n;
   writeCells(s, i, w);
   if (k >= 0 && w.n - from < PIECE) s.pieces.set(k, from * PIECE + (w.n - from));
@@ -139,6 +153,19 @@ function keptCells(s: Extract<Step, { kind: 'kept' }>, i: number, w: ByteWriter)
   writeCells(s, i, w);
 }
 
+/** A kept run's piece for row i that no answer kept yet (k its key, -1 for none): written, and kept under k. */
+function keptMiss(s: Extract<Step, { kind: 'kept' }>, k: number, i: number, w: ByteWriter): void {
+  const from = w.n;
+  keptCells(s, i, w);
+  if (k >= 0) s.kept.keep(k, w.buf, from, w.n);
+}
+
+/** What compiled rows call back into (exported for the tests that set them against genericRows). */
+export const rowHelpers: RowHelpers = {
+  keptMiss: keptMiss as RowHelpers['keptMiss'], runMiss: runMiss as RowHelpers['runMiss'],
+  plainGet: (cell) => (cell as PlainCell).plainGet, NULL, TRUE, FALSE, PIECE,
+};
+
 /**
  * The table's rows as a JSON array in UTF-8, written from the columns
  * without row objects or strings: what the envelope serializer writes as
@@ -147,8 +174,15 @@ function keptCells(s: Extract<Step, { kind: 'kept' }>, i: number, w: ByteWriter)
  */
 export function writeJsonRows(t: ColumnTable, w: ByteWriter): void {
   const steps = stepsOf(t);
+  const compiled = compiledRows(steps, rowHelpers);
+  if (compiled !== null) { compiled(steps, t.n, w); return; }
+  genericRows(steps, t.n, w);
+}
+
+/** The rows by the generic loop: what every compiled writer is tested against, and what writes past their bound. */
+export function genericRows(steps: Step[], n: number, w: ByteWriter): void {
   w.byte(0x5b);
-  for (let i = 0; i < t.n; i++) {
+  for (let i = 0; i < n; i++) {
     if (i > 0) w.byte(COMMA);
     for (let c = 0; c < steps.length; c++) {
       const s = steps[c]!;
