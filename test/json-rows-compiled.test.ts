@@ -33,7 +33,57 @@ const plainValue = fc.oneof(
 );
 type Kind = 'plain' | 'text' | 'none' | 'memo' | 'wide' | 'narrow' | 'gov' | 'govName';
 
+/** A memo column over a few words, keyed by key(i) (declared keys: keys). */
+function memoColumn(name: string, key: (i: number) => number, keys: number): { name: string; get: (i: number) => unknown; json: MemoCell } {
+  const textOf = (k: number): string => `${name}-${k}`;
+  return { name, get: (i) => textOf(key(i)), json: memoJson(key, keys, textOf, new ByteMemo(8, jsonText)) };
+}
+const tableOf = (cols: { name: string; get: (i: number) => unknown; json?: MemoCell | ReturnType<typeof plainJson> }[], n: number): ColumnTable =>
+  ({ names: cols.map((c) => c.name), get: cols.map((c) => c.get), n, json: cols.map((c) => c.json) });
+
 describe('compiled JSON rows', () => {
+  // First in the file (each file runs in a process of its own): the cache of shapes starts empty here.
+  it('give each shape its own writer: tables that differ in one step each get a new one, the same shape again none', () => {
+    const n = 12;
+    const num = (name: string): { name: string; get: (i: number) => unknown; json: ReturnType<typeof plainJson> } => {
+      const get = (i: number): number => i * 1.5;
+      return { name, get, json: plainJson(get) };
+    };
+    const text = { name: 't', get: (i: number) => `t"${i}`, json: (i: number, w: ByteWriter) => w.text(JSON.stringify(`t"${i}`)) };
+    const gov = (i: number): number => i % 3;
+    const tables = [
+      tableOf([num('a')], n), // a plain cell
+      tableOf([text], n), // another cell, same place
+      tableOf([memoColumn('id', gov, 3), memoColumn('name', gov, 3), num('a')], n), // a kept run of one factor; the cell's key in its piece
+      tableOf([memoColumn('id', gov, 3), memoColumn('name', (i) => (i + 1) % 3, 3), num('a')], n), // two factors
+      tableOf([memoColumn('w1', (i) => i, 2 ** 20), memoColumn('w2', (i) => i, 2 ** 20), num('a')], n), // a run kept for the answer
+      tableOf([num('a'), memoColumn('id', gov, 3)], n), // a kept run writing its own key
+    ];
+    expect(compiledShapes()).toBe(0);
+    tables.forEach((t, k) => {
+      expect(Buffer.compare(Buffer.from(jsonRows(t)), oracle(t))).toBe(0);
+      expect(compiledShapes()).toBe(k + 1);
+    });
+    // The first shape again, other rows: its writer is found, and writes them right.
+    const again = tableOf([num('b')], 5);
+    expect(Buffer.compare(Buffer.from(jsonRows(again)), oracle(again))).toBe(0);
+    expect(compiledShapes()).toBe(tables.length);
+  });
+
+  it('make at most MAX_SHAPES writers, and every table past them is still written right', () => {
+    // Second in the file: nearly all of these are written by writers made here. Tables of 9 columns, each a plain
+    // cell or a text cell: as many shapes as tables, past the bound.
+    for (let s = 0; s < MAX_SHAPES + 60; s++) {
+      const kinds = s.toString(2).padStart(9, '0').split('').map(Number);
+      const names = kinds.map((k, c) => `c${c}k${k}`), n = 3;
+      const get = kinds.map((k, c) => (i: number): unknown => (k === 1 ? i * c + 0.5 : `v${i}${c}`));
+      const json = kinds.map((k, c) => (k === 1 ? plainJson(get[c]!) : (i: number, w: ByteWriter) => w.text(JSON.stringify(get[c]!(i)))));
+      const t: ColumnTable = { names, get, n, json };
+      expect(Buffer.compare(Buffer.from(jsonRows(t)), oracle(t))).toBe(0);
+    }
+    expect(compiledShapes()).toBe(MAX_SHAPES);
+  });
+
   it('write the JSON of the row objects, the same bytes as the generic loop, the first time and every later one', () => {
     fc.assert(fc.property(
       fc.array(fc.constantFrom<Kind>('plain', 'text', 'none', 'memo', 'wide', 'narrow', 'gov', 'govName'), { minLength: 1, maxLength: 9 }),
@@ -79,18 +129,5 @@ describe('compiled JSON rows', () => {
         for (const s of stepsOf(t)) if (s.kind === 'kept') expect(s.kept.views.length).toBe(s.factors.reduce((n, f) => n * f.keys, 1));
       },
     ), { numRuns: 400 });
-  });
-
-  it('make at most MAX_SHAPES writers, and every table past them is still written right', () => {
-    // Tables of 9 columns, each a plain cell or a text cell: as many shapes as tables, past the bound.
-    for (let s = 0; s < MAX_SHAPES + 60; s++) {
-      const kinds = s.toString(2).padStart(9, '0').split('').map(Number);
-      const names = kinds.map((k, c) => `c${c}k${k}`), n = 3;
-      const get = kinds.map((k, c) => (i: number): unknown => (k === 1 ? i * c + 0.5 : `v${i}${c}`));
-      const json = kinds.map((k, c) => (k === 1 ? plainJson(get[c]!) : (i: number, w: ByteWriter) => w.text(JSON.stringify(get[c]!(i)))));
-      const t: ColumnTable = { names, get, n, json };
-      expect(Buffer.compare(Buffer.from(jsonRows(t)), oracle(t))).toBe(0);
-    }
-    expect(compiledShapes()).toBe(MAX_SHAPES);
   });
 });
