@@ -155,9 +155,7 @@ function keptCells(s: Extract<Step, { kind: 'kept' }>, i: number, w: ByteWriter)
 
 /** A kept run's piece for row i that no answer kept yet (k its key, -1 for none): written, and kept under k. */
 function keptMiss(s: Extract<Step, { kind: 'kept' }>, k: number, i: number, w: ByteWriter): void {
-  const from = w.n;
-  keptCells(s, i, w);
-  if (k >= 0) s.kept.keep(k, w.buf, from, w.n);
+  s.kept.miss(k, i, w, s, keptCells);
 }
 
 /** What compiled rows call back into (exported for the tests that set them against genericRows). */

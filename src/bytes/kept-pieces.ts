@@ -56,6 +56,11 @@ export class KeptPieces {
     const k = runKey(factors, i);
     const piece = k < 0 ? undefined : this.views[k];
     if (piece !== undefined) { w.piece(piece); return; }
+    this.miss(k, i, w, s, cells);
+  }
+
+  /** Row i's piece under key k (-1: none), not kept yet: written by cells(s, i, w), and kept. The compiled JSON rows call it on a miss. */
+  miss<S>(k: number, i: number, w: ByteWriter, s: S, cells: (s: S, i: number, w: ByteWriter) => void): void {
     const from = w.n;
     cells(s, i, w);
     if (k >= 0) this.keep(k, w.buf, from, w.n);
