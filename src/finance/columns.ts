@@ -56,6 +56,14 @@ export interface FinanceColumns {
    * identity; the job reads its groups through govMeta all the same.
    */
   govMeta: SharedColumn;
+  /**
+   * Derived at load (never cached, key-starts.ts): per group k, at k * keyStride, where each category
+   * key's rows start, as offsets from the group's start (LONG_GROUP first for a group too long for a byte).
+   */
+  keyStart: SharedColumn;
+  keyStride: number;
 }
 
-export type StoredFinanceColumns = Omit<FinanceColumns, 'govMeta'>;
+export type StoredFinanceColumns = Omit<FinanceColumns, 'govMeta' | 'keyStart' | 'keyStride'>;
+/** The columns laid out, before the key starts (which need the engine catalog's category keys) are added. */
+export type LaidOutColumns = Omit<FinanceColumns, 'keyStart' | 'keyStride'>;

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { LoadError } from '../corpus/load-error.js';
 import { allocColumn, share, sharedBytes, viewOf, type SharedColumn } from '../corpus/shared.js';
 import type { Catalog } from './catalog.js';
-import { NO_CODE, type FinanceColumns, type StoredFinanceColumns } from './columns.js';
+import { NO_CODE, type FinanceColumns, type LaidOutColumns, type StoredFinanceColumns } from './columns.js';
 
 export interface LoadStats {
   rows: number;
@@ -75,7 +75,7 @@ export function allocRows(cat: Catalog): { rows: PartitionJob['columns']; bases:
  * government indexes, after giving the codes no catalog knew their final ids,
  * and lays rows and groups out government by government.
  */
-export function assemble(cat: Catalog, rows: PartitionJob['columns'], nRows: number, results: { groups: PartitionGroups[]; extraCodes: string[]; extraBase: number }[]): FinanceColumns {
+export function assemble(cat: Catalog, rows: PartitionJob['columns'], nRows: number, results: { groups: PartitionGroups[]; extraCodes: string[]; extraBase: number }[]): LaidOutColumns {
   const code = viewOf(rows.code as never) as Uint16Array, hcode = viewOf(rows.hcode as never) as Uint16Array;
   for (const r of results) {
     if (r.extraCodes.length === 0) continue;
@@ -164,7 +164,7 @@ export function governmentMajor(c: StoredFinanceColumns): StoredFinanceColumns {
 }
 
 /** Adds the government-major copy of the group columns (FinanceColumns.govMeta). */
-export function withGovMeta(c: StoredFinanceColumns): FinanceColumns {
+export function withGovMeta(c: StoredFinanceColumns): LaidOutColumns {
   const groups = new Uint32Array(c.govGroups.buffer as unknown as ArrayBuffer, 0, c.nGroups);
   const start = new Uint32Array(c.gStart.buffer as unknown as ArrayBuffer, 0, c.nGroups + 1);
   const year = new Uint16Array(c.gYear.buffer as unknown as ArrayBuffer, 0, c.nGroups);
@@ -179,7 +179,7 @@ export function withGovMeta(c: StoredFinanceColumns): FinanceColumns {
   return { ...c, govMeta: meta.column };
 }
 
-export const statsOf = (columns: FinanceColumns, ms: number, loaders: number): LoadStats => ({
+export const statsOf = (columns: LaidOutColumns | FinanceColumns, ms: number, loaders: number): LoadStats => ({
   rows: columns.nRows, groups: columns.nGroups, ms, loaders,
   sharedBytes: sharedBytes(Object.values(columns).filter((v): v is SharedColumn => typeof v === 'object')),
 });

@@ -23,7 +23,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { allocColumn, type Kind, type SharedColumn } from '../corpus/shared.js';
 import type { Catalog } from './catalog.js';
-import type { FinanceColumns } from './columns.js';
+import type { LaidOutColumns } from './columns.js';
 import { withGovMeta } from './corpus-layout.js';
 import { buildEngineCatalog } from './engine-catalog.js';
 
@@ -162,7 +162,7 @@ function readHashed(fd: number, target: Uint8Array, pos: number, h: Hash): void 
   }
 }
 
-export async function readLoadCache(cat: Catalog): Promise<FinanceColumns | null> {
+export async function readLoadCache(cat: Catalog): Promise<LaidOutColumns | null> {
   if (!enabled()) return null;
   let k: string;
   try { k = key(cat, cat.codes.length); } catch { return null; }
@@ -176,7 +176,7 @@ export async function readLoadCache(cat: Catalog): Promise<FinanceColumns | null
 }
 
 /** The columns of a cache file whose header, manifest and every column's sha256 match; else null (and the file removed). */
-function readVerified(cat: Catalog, file: string, k: string): FinanceColumns | null {
+function readVerified(cat: Catalog, file: string, k: string): LaidOutColumns | null {
   let fd = -1;
   try {
     // Not through a link, and checked on the file opened, not on the path (which could be swapped in between).
@@ -212,7 +212,7 @@ function readVerified(cat: Catalog, file: string, k: string): FinanceColumns | n
 }
 
 /** Writes the cache after a full load; a failure only means the next start loads from parquet again. */
-export function writeLoadCache(cat: Catalog, columns: FinanceColumns, codesAtSeed: number): void {
+export function writeLoadCache(cat: Catalog, columns: LaidOutColumns, codesAtSeed: number): void {
   if (!enabled()) return;
   const k = key(cat, codesAtSeed);
   const bytesOf = (name: (typeof COLUMNS)[number]): Uint8Array => new Uint8Array(columns[name].buffer as unknown as ArrayBuffer);

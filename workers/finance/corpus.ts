@@ -21,6 +21,9 @@ export interface FinanceView {
   govGroups: Uint32Array;
   /** Per govGroups entry k: [start, end, pop, year << 16 | popYear] at 4k (FinanceColumns.govMeta). */
   govMeta: Int32Array;
+  /** Per group k, at k * keyStride: where each category key's rows start (FinanceColumns.keyStart, key-starts.ts). */
+  keyStart: Uint8Array;
+  keyStride: number;
 }
 
 export function attachFinance(c: FinanceColumns): FinanceView {
@@ -38,5 +41,7 @@ export function attachFinance(c: FinanceColumns): FinanceView {
     govGroupStart: viewOf(c.govGroupStart as never) as Uint32Array,
     govGroups: viewOf(c.govGroups as never) as Uint32Array,
     govMeta: viewOf(c.govMeta as never) as Int32Array,
+    keyStart: viewOf(c.keyStart as never) as Uint8Array,
+    keyStride: c.keyStride,
   };
 }

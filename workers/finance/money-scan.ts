@@ -12,6 +12,7 @@
 import { FLAG_AGGREGATE, NO_CODE } from '../../src/finance/columns.js';
 import { SCOPE_LOCAL, SCOPE_STATE, type EngineCatalog } from '../../src/finance/engine-catalog.js';
 import { RECIPE_CATEGORY_ID, RECIPE_SUBTYPE_ID, type MoneyPlan } from '../../src/finance/plan.js';
+import { LONG_GROUP } from '../../src/finance/key-starts.js';
 import type { Cells } from './money-cells.js';
 import type { FinanceView } from './corpus.js';
 import type { Shape } from './money-shape.js';
@@ -34,13 +35,30 @@ export function aggregate(x: Ctx, cells: Cells, gov: number, year: number, g: nu
   if (x.keys === null) { scan(x, cells, gov, year, start, end); return; }
   // Only the requested categories' rows (and the unmapped ones, which the provenance counts) can
   // contribute: every other row's harmonized code maps to no cell of this plan.
+  const unmapped = x.e.categories.length + 1;
+  const ks = x.c.keyStart, at = g * x.c.keyStride;
+  if (ks[at] !== LONG_GROUP) {
+    // Each run where the load found it (key-starts.ts): nothing else of the group is read.
+    for (const k of x.keys) {
+      const lo = start + ks[at + k]!;
+      if (k === unmapped) { scanUnmapped(x, cells, lo, end); return; }
+      const stop = start + ks[at + k + 1]!;
+      if (stop > lo) scan(x, cells, gov, year, lo, stop);
+    }
+    return;
+  }
+  searched(x, cells, gov, year, start, end);
+}
+
+/** aggregate's category runs of a group too long for the key starts' bytes, found by searching its hcode. */
+function searched(x: Ctx, cells: Cells, gov: number, year: number, start: number, end: number): void {
   const { hcode } = x.c, key = x.e.codeKey;
   // The group's hcode is cold (unless prefetch ran): touching each of its cache lines first, with loads
   // that do not wait on each other, overlaps the misses that the search's dependent probes would take one by one.
   if (touchLines(hcode, start, end) < 0) return; // never: the test only keeps the loads from being optimized away
   let lo = start;
   const unmapped = x.e.categories.length + 1;
-  for (const k of x.keys) {
+  for (const k of x.keys!) {
     lo = lowerBound(hcode, key, lo, end, k);
     // The last run, rows without a harmonized code, only counts toward the provenance's not-applicable totals.
     if (k === unmapped) { scanUnmapped(x, cells, lo, end); return; }
@@ -71,24 +89,27 @@ export const PREFETCH_GROUPS = 1024;
 
 /**
  * Loads the cache lines a category query will read, group by group but with
- * loads that do not wait on each other, so their misses overlap. A
- * government's groups lie far apart in the year-major columns, and a walk
- * that reads them in turn takes each miss alone: the job is bound by memory
- * latency, not by its arithmetic. First every line of each group's hcode (the
- * category search reads it), then, with the searches now in cache, the first
- * line of code, flags and amt of each category run.
+ * loads that do not wait on each other, so their misses overlap: a walk that
+ * reads the groups in turn takes each miss alone, and the job is bound by
+ * memory latency, not by its arithmetic. The first line of code, flags, amt
+ * and hcode of each category run, found in the key starts (a group too long
+ * for them: every line of its hcode, then its searched runs).
  */
 export function prefetch(x: Ctx, groupOf: Int32Array): void {
-  const { hcode, code, flags, amt, govMeta: gm } = x.c, key = x.e.codeKey;
+  const { hcode, code, flags, amt, govMeta: gm, keyStart: ks, keyStride: S } = x.c, key = x.e.codeKey;
   let touch = 0;
   for (let i = 0; i < groupOf.length; i++) {
     const g = groupOf[i]!;
-    if (g >= 0) touch |= touchLines(hcode, gm[4 * g]! >>> 0, gm[4 * g + 1]! >>> 0);
-  }
-  for (let i = 0; i < groupOf.length; i++) {
-    const g = groupOf[i]!;
     if (g < 0) continue;
-    const start = gm[4 * g]! >>> 0, end = gm[4 * g + 1]! >>> 0;
+    const start = gm[4 * g]! >>> 0, end = gm[4 * g + 1]! >>> 0, at = g * S;
+    if (ks[at] !== LONG_GROUP) {
+      for (const k of x.keys!) {
+        const lo = start + ks[at + k]!;
+        if (lo < end) touch |= code[lo]! | flags[lo]! | (amt[lo]! & 1) | hcode[lo]!;
+      }
+      continue;
+    }
+    touch |= touchLines(hcode, start, end);
     let lo = start;
     for (const k of x.keys!) {
       lo = lowerBound(hcode, key, lo, end, k);

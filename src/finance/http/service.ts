@@ -15,7 +15,8 @@ import { Worker, threadId as thisThread } from 'node:worker_threads';
 import { jobTable } from '../../../workers/jobs.js';
 import { LoadError } from '../../corpus/load-error.js';
 import type { Catalog } from '../catalog.js';
-import type { FinanceColumns } from '../columns.js';
+import type { FinanceColumns, LaidOutColumns } from '../columns.js';
+import { buildKeyStarts, keyCount } from '../key-starts.js';
 import type { FinanceCtx } from '../context.js';
 import { allocRows, assemble, statsOf, type PartitionGroups, type PartitionJob } from '../corpus-layout.js';
 import { readLoadCache, writeLoadCache } from '../load-cache.js';
@@ -55,10 +56,13 @@ export async function loadFinanceData(config: Config): Promise<FinanceData> {
   const t0 = performance.now();
   const catalog = await runLoader<Catalog>(dir, { job: 'catalog', dir });
   const cached = await readLoadCache(catalog);
-  const { columns, loaders } = cached ? { columns: cached, loaders: 0 } : await loadColumns(catalog, config.workers);
+  const { columns: laidOut, loaders } = cached ? { columns: cached, loaders: 0 } : await loadColumns(catalog, config.workers);
   // The year-major columns the layout replaced are garbage now: free them before the server reports its memory.
   if (!cached) collectGarbage();
-  const countIndex = buildCountIndex(catalog, buildEngineCatalog(catalog), columns);
+  const engine = buildEngineCatalog(catalog);
+  const nKeys = keyCount(engine.categories.length);
+  const columns: FinanceColumns = { ...laidOut, keyStart: buildKeyStarts(laidOut, engine.codeKey, nKeys), keyStride: nKeys + 1 };
+  const countIndex = buildCountIndex(catalog, engine, columns);
   const stats = statsOf(columns, performance.now() - t0, loaders);
   // The index is shared memory too: the figure the server reports at start counts it.
   const countIndexBytes = sharedBytes(Object.values(countIndex).filter((v): v is SharedColumn => typeof v === 'object'));
@@ -156,7 +160,7 @@ function indexBreaks(catalog: Catalog): FinanceCtx['breaks'] {
 }
 
 /** Loads the long partitions on parallel loader threads, each writing its partitions at their offsets. */
-async function loadColumns(catalog: Catalog, workers: number): Promise<{ columns: FinanceColumns; loaders: number }> {
+async function loadColumns(catalog: Catalog, workers: number): Promise<{ columns: LaidOutColumns; loaders: number }> {
   const { rows, bases, nRows } = allocRows(catalog);
   const codesAtSeed = catalog.codes.length;
   // The categories of the seeded codes, for the in-group row order (codes found later have none).
