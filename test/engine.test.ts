@@ -94,7 +94,7 @@ describe('governmentMajor', () => {
     };
     const laidOut = withGovMeta(governmentMajor(stored));
     // The key starts are not this test's: one key (all zero) is enough for the view.
-    const v = attachFinance({ ...laidOut, keyStart: buildKeyStarts(laidOut, new Uint16Array(0x10000), 1), keyStride: 2 });
+    const v = attachFinance({ ...laidOut, keyStart: buildKeyStarts(laidOut, new Uint16Array(0x10000), 1, new Uint8Array(0x10000)), keyStride: 3 });
     expect(Array.from(v.govGroups)).toEqual([0, 1, 2, 3, 4]);
     expect(Array.from(v.gGov)).toEqual([0, 0, 1, 2, 2]);
     expect(Array.from(v.gYear)).toEqual([2020, 2021, 2021, 2020, 2021]);

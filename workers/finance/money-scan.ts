@@ -41,7 +41,11 @@ export function aggregate(x: Ctx, cells: Cells, gov: number, year: number, g: nu
     // Each run where the load found it (key-starts.ts): nothing else of the group is read.
     for (const k of x.keys) {
       const lo = start + ks[at + k]!;
-      if (k === unmapped) { scanUnmapped(x, cells, lo, end); return; }
+      if (k === unmapped) {
+        // Read only when one of them could count (the group's last entry): all but a few thousand groups have none.
+        if (ks[at + x.c.keyStride - 1] !== 0) scanUnmapped(x, cells, lo, end); else x.rowsRead += end - lo;
+        return;
+      }
       const stop = start + ks[at + k + 1]!;
       if (stop > lo) scan(x, cells, gov, year, lo, stop);
     }
@@ -97,6 +101,7 @@ export const PREFETCH_GROUPS = 1024;
  */
 export function prefetch(x: Ctx, groupOf: Int32Array): void {
   const { hcode, code, flags, amt, govMeta: gm, keyStart: ks, keyStride: S } = x.c, key = x.e.codeKey;
+  const unmapped = x.e.categories.length + 1;
   let touch = 0;
   for (let i = 0; i < groupOf.length; i++) {
     const g = groupOf[i]!;
@@ -105,7 +110,7 @@ export function prefetch(x: Ctx, groupOf: Int32Array): void {
     if (ks[at] !== LONG_GROUP) {
       for (const k of x.keys!) {
         const lo = start + ks[at + k]!;
-        if (lo < end) touch |= code[lo]! | flags[lo]! | (amt[lo]! & 1) | hcode[lo]!;
+        if (lo < end && (k < unmapped || ks[at + S - 1] !== 0)) touch |= code[lo]! | flags[lo]! | (amt[lo]! & 1) | hcode[lo]!;
       }
       continue;
     }

@@ -16,7 +16,7 @@ import { jobTable } from '../../../workers/jobs.js';
 import { LoadError } from '../../corpus/load-error.js';
 import type { Catalog } from '../catalog.js';
 import type { FinanceColumns, LaidOutColumns } from '../columns.js';
-import { buildKeyStarts, keyCount } from '../key-starts.js';
+import { buildKeyStarts, keyCount, keyStride, unmappedCandidates } from '../key-starts.js';
 import type { FinanceCtx } from '../context.js';
 import { allocRows, assemble, statsOf, type PartitionGroups, type PartitionJob } from '../corpus-layout.js';
 import { readLoadCache, writeLoadCache } from '../load-cache.js';
@@ -61,7 +61,8 @@ export async function loadFinanceData(config: Config): Promise<FinanceData> {
   if (!cached) collectGarbage();
   const engine = buildEngineCatalog(catalog);
   const nKeys = keyCount(engine.categories.length);
-  const columns: FinanceColumns = { ...laidOut, keyStart: buildKeyStarts(laidOut, engine.codeKey, nKeys), keyStride: nKeys + 1 };
+  const keyStart = buildKeyStarts(laidOut, engine.codeKey, nKeys, unmappedCandidates(engine));
+  const columns: FinanceColumns = { ...laidOut, keyStart, keyStride: keyStride(nKeys) };
   const countIndex = buildCountIndex(catalog, engine, columns);
   const stats = statsOf(columns, performance.now() - t0, loaders);
   // The index is shared memory too: the figure the server reports at start counts it.
