@@ -6,11 +6,11 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ByteMemo } from '../dist/src/bytes/byte-writer.js';
+import { ByteMemo, utf8 } from '../dist/src/bytes/byte-writer.js';
 import { rowObjects, type ColumnTable, type MemoCell } from '../dist/src/bytes/column-table.js';
 import { csvBytes, csvField, plainCsv } from '../dist/src/bytes/csv-writer.js';
 import { jsonRows, jsonText, memoJson, plainJson } from '../dist/src/bytes/json-rows.js';
-import { KEPT_BYTES, keptOf } from '../dist/src/bytes/kept-pieces.js';
+import { KEPT_BYTES, keptOf, keptPieces } from '../dist/src/bytes/kept-pieces.js';
 
 /** The oracle: the row objects as JSON.stringify writes them. */
 const oracle = (t: ColumnTable): Buffer => Buffer.from(JSON.stringify(rowObjects(t)));
@@ -139,5 +139,20 @@ describe('kept pieces of JSON rows runs', () => {
       expect(Buffer.from(jsonRows(t)).toString()).toBe(oracle(t).toString());
     }
     expect(keptOf(memo).runs).toBe(64);
+  });
+
+  it('past 64 shapes a memo, makes no view table for a new run and keeps none of its pieces', () => {
+    const memo = new ByteMemo(4, jsonText), texts = ['a', 'b'];
+    const cell = memoJson((i) => i % 2, 2, (k) => texts[k]!, memo);
+    for (let s = 0; s < 64; s++) keptPieces([cell], [cell], 2, utf8(`{"w${s}":`), [utf8(`{"w${s}":`)], null);
+    expect(keptOf(memo).runs).toBe(64);
+    // A run of 2^17 keys, as wide as a kept run can be: its table would be 2^17 slots, for this answer only.
+    const wide = memoJson((i) => i, 2 ** 17, (k) => `k${k}`, memo);
+    const past = keptPieces([wide], [wide], 2 ** 17, utf8('{"x":'), [utf8('{"x":')], null);
+    expect(past.views.length).toBe(0);
+    const t: ColumnTable = { names: ['x'], get: [(i) => `k${i}`], n: 3, json: [wide] };
+    expect(Buffer.from(jsonRows(t)).toString()).toBe(oracle(t).toString());
+    expect(Buffer.from(jsonRows(t)).toString()).toBe(oracle(t).toString());
+    expect(keptOf(memo)).toEqual({ runs: 64, bytes: 0 });
   });
 });

@@ -44,8 +44,12 @@ export class KeptPieces {
   /** Memory held: the chunks made and a view's object per piece (the view table, 8 bytes a key, beside). */
   bytes = 0;
 
-  constructor(keys: number) {
-    this.views = new Array<Uint8Array | undefined>(keys);
+  /**
+   * A run past its memo's KEPT_RUNS keeps nothing (keeps false): its view table is empty, not `keys` slots
+   * (up to 2^17, a megabyte) made and dropped by every answer, and each of its rows is written as a miss.
+   */
+  constructor(keys: number, private readonly keeps = true) {
+    this.views = keeps ? new Array<Uint8Array | undefined>(keys) : [];
   }
 
   /**
@@ -69,7 +73,7 @@ export class KeptPieces {
   /** Keeps src[from, to) as key k's piece, unless it is longer than a chunk or the run holds KEPT_BYTES already. */
   keep(k: number, src: Uint8Array, from: number, to: number): void {
     const len = to - from;
-    if (len > CHUNK || this.bytes + CHUNK + VIEW_BYTES > KEPT_BYTES) return;
+    if (!this.keeps || len > CHUNK || this.bytes + CHUNK + VIEW_BYTES > KEPT_BYTES) return;
     if (this.used + len > this.chunk.length) {
       this.chunk = new Uint8Array(CHUNK);
       this.used = 0;
@@ -120,8 +124,9 @@ export function keptPieces(cells: MemoCell[], factors: MemoCell[], span: number,
   }
   if (node !== undefined) node = step(node, tail ?? NONE, grow);
   if (node?.kept !== undefined) return node.kept;
+  if (node === undefined) return new KeptPieces(span, false);
   const kept = new KeptPieces(span);
-  if (node !== undefined) { node.kept = kept; memo.runs++; memo.all.push(kept); }
+  node.kept = kept; memo.runs++; memo.all.push(kept);
   return kept;
 }
 
