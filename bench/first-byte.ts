@@ -113,7 +113,8 @@ function ceiling(bytes: number): Promise<{ one: number; four: number; firstByteM
       let got = 0;
       const t0 = performance.now();
       await Promise.all(Array.from({ length: clients }, async () => {
-        while (performance.now() - t0 < seconds * 1000) got += (await pull(base, '/')).bytes;
+        // Awaited, then added: `got += await ...` reads got before the await and loses the other clients' bytes.
+        while (performance.now() - t0 < seconds * 1000) { const b = (await pull(base, '/')).bytes; got += b; }
       }));
       return got / ((performance.now() - t0) / 1000);
     };

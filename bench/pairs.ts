@@ -68,7 +68,9 @@ async function measure(main: string): Promise<Figures> {
     let rows = 0;
     const t0 = performance.now();
     await Promise.all([0, 1, 2, 3].map(async () => {
-      while (performance.now() - t0 < seconds * 1000) rows += await puller.pull(csvPath);
+      // The pull awaited first, then added: `rows += await ...` reads rows before the await, so four clients
+      // overwrote each other's counts (every scenario 2 figure before this fix, 2026-11-27, was undercounted).
+      while (performance.now() - t0 < seconds * 1000) { const n = await puller.pull(csvPath); rows += n; }
     }));
     puller.close();
     if (work === null) {

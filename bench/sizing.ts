@@ -38,7 +38,8 @@ const pullers = Array.from({ length: PULLERS }, async (_, i) => {
   const p = csvPuller(s.url);
   for (let k = i; performance.now() < until; k += PULLERS) {
     const q = `/api/v1/${k % 2 ? 'revenue' : 'spending'}?type=${['city', 'county', 'township'][k % 3]}&years=${years[k % years.length]}&format=csv&limit=50000`;
-    try { pulled += (await p.pullWith(q, i % 2 ? { 'accept-encoding': 'gzip' } : {})).rows; } catch { refused++; await new Promise((r) => setTimeout(r, 200)); }
+    // Awaited, then added: `pulled += await ...` reads pulled before the await and loses the other pullers' rows.
+    try { const got = (await p.pullWith(q, i % 2 ? { 'accept-encoding': 'gzip' } : {})).rows; pulled += got; } catch { refused++; await new Promise((r) => setTimeout(r, 200)); }
   }
   p.close();
 });
