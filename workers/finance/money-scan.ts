@@ -1,9 +1,6 @@
 // Reading the corpus for the money job: one (government, year) group's rows
 // summed into the scratch cells, by a scan of the whole group or, for a
-// harmonized query of named categories, of only those categories' runs, found
-// in the key starts (src/finance/key-starts.ts). A harmonized scan reads the
-// rows without a harmonized code only when the key starts say one of them
-// could count as not applicable.
+// harmonized query of named categories, of only those categories' runs.
 //
 // Semantics follow the corpus's reader (civilytics/uscogdata): Direct and
 // revenue legs skip aggregate rows and, on the harmonized basis, classify by
@@ -35,26 +32,26 @@ export const scopeOk = (scope: number, type: number): boolean => (scope === SCOP
 export function aggregate(x: Ctx, cells: Cells, gov: number, year: number, g: number): void {
   cells.begin();
   const start = x.c.govMeta[4 * g]! >>> 0, end = x.c.govMeta[4 * g + 1]! >>> 0;
-  const ks = x.c.keyStart, at = g * x.c.keyStride;
-  if (!x.unmappedNaOnly || ks[at] === LONG_GROUP) {
-    if (x.keys === null) scan(x, cells, gov, year, start, end); else searched(x, cells, gov, year, start, end);
-    return;
-  }
-  // Each run where the load found it (key-starts.ts): nothing else of the group is read. Only the requested
-  // categories' rows (all of them when keys is null) and the unmapped ones (which the provenance counts) can
+  if (x.keys === null) { scan(x, cells, gov, year, start, end); return; }
+  // Only the requested categories' rows (and the unmapped ones, which the provenance counts) can
   // contribute: every other row's harmonized code maps to no cell of this plan.
   const unmapped = x.e.categories.length + 1;
-  if (x.keys === null) scan(x, cells, gov, year, start, start + ks[at + unmapped]!);
-  else {
+  const ks = x.c.keyStart, at = g * x.c.keyStride;
+  if (ks[at] !== LONG_GROUP) {
+    // Each run where the load found it (key-starts.ts): nothing else of the group is read.
     for (const k of x.keys) {
-      if (k === unmapped) break;
-      const lo = start + ks[at + k]!, stop = start + ks[at + k + 1]!;
+      const lo = start + ks[at + k]!;
+      if (k === unmapped) {
+        // Read only when one of them could count (the group's last entry): all but a few thousand groups have none.
+        if (ks[at + x.c.keyStride - 1] !== 0) scanUnmapped(x, cells, lo, end); else x.rowsRead += end - lo;
+        return;
+      }
+      const stop = start + ks[at + k + 1]!;
       if (stop > lo) scan(x, cells, gov, year, lo, stop);
     }
+    return;
   }
-  // The unmapped rows, read only when one of them could count (the group's last entry): all but a few thousand groups have none.
-  const lo = start + ks[at + unmapped]!;
-  if (ks[at + x.c.keyStride - 1] !== 0) scanUnmapped(x, cells, lo, end); else x.rowsRead += end - lo;
+  searched(x, cells, gov, year, start, end);
 }
 
 /** aggregate's category runs of a group too long for the key starts' bytes, found by searching its hcode. */

@@ -9,11 +9,6 @@ import { BAL, Cells, type Lookups } from './money-cells.js';
 export interface Shape extends Lookups {
   /** In-group category keys to visit, ascending (EngineCatalog.codeKey); null: scan whole groups. */
   keys: number[] | null;
-  /**
-   * A group's rows without a harmonized code only count toward the not-applicable totals (harmonized, no
-   * recipe, no intergovernmental leg, no balances): a whole-group scan stops before them (money-scan.ts).
-   */
-  unmappedNaOnly: boolean;
   cells: Cells;
 }
 
@@ -59,9 +54,10 @@ function keyedShape(e: EngineCatalog, p: MoneyPlan): Shape {
   });
   const igSub = e.subtypes.indexOf('intergovernmental');
   // Harmonized Direct/revenue legs for named categories read only those categories' rows (see aggregate).
-  const unmappedNaOnly = p.recipe === null && p.harmonized && !p.igLeg && !wantFlow[BAL];
-  const keys = unmappedNaOnly && p.categories !== null ? [...new Set(p.categories), e.categories.length + 1].sort((a, b) => a - b) : null;
-  const lookups = { igSub, wantFlow, inScope, keepCat, keys, unmappedNaOnly };
+  const keys = p.recipe === null && p.harmonized && p.categories !== null && !p.igLeg && !wantFlow[BAL]
+    ? [...new Set(p.categories), e.categories.length + 1].sort((a, b) => a - b)
+    : null;
+  const lookups = { igSub, wantFlow, inScope, keepCat, keys };
   shape = { ...lookups, cells: new Cells(e, p, lookups) };
   if (shapes.size >= 64) shapes.delete(shapes.keys().next().value!);
   shapes.set(key, shape);
