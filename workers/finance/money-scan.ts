@@ -1,6 +1,10 @@
 // Reading the corpus for the money job: one (government, year) group's rows
 // summed into the scratch cells, by a scan of the whole group or, for a
-// harmonized query of named categories, of only those categories' runs.
+// harmonized query of named categories, of only those categories' runs,
+// found in the key starts (src/finance/key-starts.ts). A whole group is
+// scanned whole, unmapped rows and all: a government's groups lie end to end,
+// and one sequential stream is what the hardware prefetcher follows (skipping
+// each group's unmapped tail made all categories slower, issue 32).
 //
 // Semantics follow the corpus's reader (civilytics/uscogdata): Direct and
 // revenue legs skip aggregate rows and, on the harmonized basis, classify by
