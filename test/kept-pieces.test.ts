@@ -150,6 +150,9 @@ describe('kept pieces of JSON rows runs', () => {
     const wide = memoJson((i) => i, 2 ** 17, (k) => `k${k}`, memo);
     const past = keptPieces([wide], [wide], 2 ** 17, utf8('{"x":'), [utf8('{"x":')], null);
     expect(past.views.length).toBe(0);
+    // Handed a piece, it keeps none: no view, no chunk.
+    past.keep(5, utf8('{"x":"k5"'), 0, 9);
+    expect([past.views.length, past.bytes]).toEqual([0, 0]);
     const t: ColumnTable = { names: ['x'], get: [(i) => `k${i}`], n: 3, json: [wide] };
     expect(Buffer.from(jsonRows(t)).toString()).toBe(oracle(t).toString());
     expect(Buffer.from(jsonRows(t)).toString()).toBe(oracle(t).toString());

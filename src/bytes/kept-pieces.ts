@@ -14,8 +14,8 @@
 // Bounded: a run keeps pieces only when its combined keys are at most
 // KEPT_KEYS (its view table), each run's pieces hold at most KEPT_BYTES,
 // and a memo holds at most KEPT_RUNS runs; past a bound, pieces are written
-// as they were (and kept for the answer only), so memory never grows with
-// what clients ask.
+// as they were (past KEPT_RUNS a run keeps none, not even for its answer), so
+// memory never grows with what clients ask.
 
 import type { ByteMemo, ByteWriter } from './byte-writer.js';
 import type { MemoCell } from './column-table.js';
@@ -29,7 +29,7 @@ import type { MemoCell } from './column-table.js';
 export const KEPT_KEYS = 2 ** 17;
 /** Bytes of pieces one run keeps at most. */
 export const KEPT_BYTES = 4 << 20;
-/** Runs kept per memo (one per table shape the run appears in: routes and options): past it, pieces last one answer. */
+/** Runs kept per memo (one per table shape the run appears in: routes and options): past it, a new run keeps no piece. */
 const KEPT_RUNS = 64;
 /** What a view costs beside its bytes. */
 const VIEW_BYTES = 96;

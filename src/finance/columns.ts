@@ -12,9 +12,10 @@ export const FLAG_AMT_NULL = 2;
  * The order of rows inside a (government, year) group: by the category of
  * their harmonized code (rows without a harmonized code last, those whose
  * code has no category just before them). A harmonized query for a few
- * categories then binary-searches each group instead of scanning it.
- * The loader sorts with this key and the money job searches with it, so it
- * lives here, the one place both read.
+ * categories then reads only their runs instead of scanning each group:
+ * where each run starts is kept at load (key-starts.ts), and a group too long
+ * for those offsets is binary-searched. The loader sorts with this key, and
+ * the key starts and the search read it, so it lives here, the one place all read.
  */
 export function rowCategoryKey(hcode: number, codeCat: Int16Array, nCategories: number): number {
   if (hcode === NO_CODE) return nCategories + 1;
@@ -58,7 +59,9 @@ export interface FinanceColumns {
   govMeta: SharedColumn;
   /**
    * Derived at load (never cached, key-starts.ts): per group k, at k * keyStride, where each category
-   * key's rows start, as offsets from the group's start (LONG_GROUP first for a group too long for a byte).
+   * key's rows start as offsets from the group's start, then the group's length, then 1 when one of its
+   * rows without a harmonized code could count as not applicable (LONG_GROUP first for a group too long
+   * for a byte: its other entries are not written).
    */
   keyStart: SharedColumn;
   keyStride: number;

@@ -184,7 +184,10 @@ export interface MoneySummary {
   codesObserved: number[];
   aggregateYears: number[];
   naRows: number;
-  /** Corpus rows the job read (its cost; a category query reads only those categories' rows of each group). */
+  /**
+   * Corpus rows the job covers (its cost): a category query covers only those categories' rows and the rows
+   * without a harmonized code of each group (it reads the latter only where the key starts say one could count).
+   */
   rowsRead: number;
   naAmount: number;
   /** [recipe index, years it would fill] for category-scoped gaps. */

@@ -80,8 +80,8 @@ function searched(x: Ctx, cells: Cells, gov: number, year: number, start: number
 /**
  * A group's rows without a harmonized code, [start, end): what scan does with them when the plan reads only
  * named categories (see Shape.keys: harmonized, no recipe, no intergovernmental leg, no balances), where such a
- * row only adds to the not-applicable count and amount. Most of a large government's rows a category query
- * reads are these; this loop reads no hcode and no cell.
+ * row only adds to the not-applicable count and amount. A third of a government's rows are these, so aggregate
+ * calls this only for a group whose key starts say one of them could count; this loop reads no hcode and no cell.
  */
 function scanUnmapped(x: Ctx, cells: Cells, start: number, end: number): void {
   const { code: codeArr, amt: amtArr, flags: flagArr } = x.c;
