@@ -18,10 +18,13 @@ export const FLAG_AMT_NULL = 2;
  * the key starts and the search read it, so it lives here, the one place all read.
  */
 export function rowCategoryKey(hcode: number, codeCat: Int16Array, nCategories: number): number {
-  if (hcode === NO_CODE) return nCategories + 1;
+  if (hcode === NO_CODE) return unmappedKey(nCategories);
   const c = hcode < codeCat.length ? codeCat[hcode]! : -1;
   return c >= 0 ? c : nCategories;
 }
+
+/** The key of the rows without a harmonized code: the last, after those whose code has no category (nCategories). */
+export const unmappedKey = (nCategories: number): number => nCategories + 1;
 
 /** rowCategoryKey of every possible code id, built once: the loader's sort and the job's search each read one lookup a row. */
 export function rowCategoryKeys(codeCat: Int16Array, nCategories: number): Uint16Array {

@@ -17,17 +17,20 @@
 // aggregates or codes no plan counts, so the job skips reading them.
 
 import { allocColumn, type SharedColumn } from '../corpus/shared.js';
-import { FLAG_AGGREGATE, NO_CODE, type FinanceColumns } from './columns.js';
+import { FLAG_AGGREGATE, NO_CODE, unmappedKey, type FinanceColumns } from './columns.js';
 import { FLOW_ID, type EngineCatalog } from './engine-catalog.js';
 
 /** keyStart's first entry of a group with LONG_GROUP rows or more: its offsets do not fit a byte, and the job searches it. */
 export const LONG_GROUP = 255;
 
 /** Keys a group's rows can have: each category, then codes with no category, then rows with no harmonized code. */
-export const keyCount = (nCategories: number): number => nCategories + 2;
+export const keyCount = (nCategories: number): number => unmappedKey(nCategories) + 1;
 
 /** The entries a group has in keyStart: a start per key, the group's length, and whether it has not-applicable candidates. */
 export const keyStride = (nKeys: number): number => nKeys + 2;
+
+/** Where in a group's entries (keyStride of them) its flag is: the last, after the group's length. */
+export const candidatesEntry = (stride: number): number => stride - 1;
 
 /**
  * Per code id: 1 when a row of it without a harmonized code can count toward some plan's not-applicable
@@ -71,7 +74,7 @@ export function buildKeyStarts(c: Pick<FinanceColumns, 'nGroups' | 'code' | 'hco
     }
     let sum = 0;
     for (let j = 0; j <= nKeys; j++) { sum += n[j]!; ks[at + j] = sum; }
-    ks[at + nKeys + 1] = candidate;
+    ks[at + candidatesEntry(S)] = candidate;
   }
   return out.column;
 }

@@ -13,10 +13,10 @@
 // balances are always read raw; recipes sum their component codes with no
 // aggregate filter inside each component's year window and type scope.
 
-import { FLAG_AGGREGATE, NO_CODE } from '../../src/finance/columns.js';
+import { FLAG_AGGREGATE, NO_CODE, unmappedKey } from '../../src/finance/columns.js';
 import { SCOPE_LOCAL, SCOPE_STATE, type EngineCatalog } from '../../src/finance/engine-catalog.js';
 import { RECIPE_CATEGORY_ID, RECIPE_SUBTYPE_ID, type MoneyPlan } from '../../src/finance/plan.js';
-import { LONG_GROUP } from '../../src/finance/key-starts.js';
+import { candidatesEntry, LONG_GROUP } from '../../src/finance/key-starts.js';
 import type { Cells } from './money-cells.js';
 import type { FinanceView } from './corpus.js';
 import type { Shape } from './money-shape.js';
@@ -39,7 +39,7 @@ export function aggregate(x: Ctx, cells: Cells, gov: number, year: number, g: nu
   if (x.keys === null) { scan(x, cells, gov, year, start, end); return; }
   // Only the requested categories' rows (and the unmapped ones, which the provenance counts) can
   // contribute: every other row's harmonized code maps to no cell of this plan.
-  const unmapped = x.e.categories.length + 1;
+  const unmapped = unmappedKey(x.e.categories.length);
   const ks = x.c.keyStart, at = g * x.c.keyStride;
   if (ks[at] !== LONG_GROUP) {
     // Each run where the load found it (key-starts.ts): nothing else of the group is read.
@@ -47,7 +47,7 @@ export function aggregate(x: Ctx, cells: Cells, gov: number, year: number, g: nu
       const lo = start + ks[at + k]!;
       if (k === unmapped) {
         // Read only when one of them could count (the group's last entry): all but a few thousand groups have none.
-        if (ks[at + x.c.keyStride - 1] !== 0) scanUnmapped(x, cells, lo, end); else x.rowsRead += end - lo;
+        if (ks[at + candidatesEntry(x.c.keyStride)] !== 0) scanUnmapped(x, cells, lo, end); else x.rowsRead += end - lo;
         return;
       }
       const stop = start + ks[at + k + 1]!;
@@ -65,7 +65,7 @@ function searched(x: Ctx, cells: Cells, gov: number, year: number, start: number
   // that do not wait on each other, overlaps the misses that the search's dependent probes would take one by one.
   if (touchLines(hcode, start, end) < 0) return; // never: the test only keeps the loads from being optimized away
   let lo = start;
-  const unmapped = x.e.categories.length + 1;
+  const unmapped = unmappedKey(x.e.categories.length);
   for (const k of x.keys!) {
     lo = lowerBound(hcode, key, lo, end, k);
     // The last run, rows without a harmonized code, only counts toward the provenance's not-applicable totals.
@@ -105,7 +105,7 @@ export const PREFETCH_GROUPS = 1024;
  */
 export function prefetch(x: Ctx, groupOf: Int32Array): void {
   const { hcode, code, flags, amt, govMeta: gm, keyStart: ks, keyStride: S } = x.c, key = x.e.codeKey;
-  const unmapped = x.e.categories.length + 1;
+  const unmapped = unmappedKey(x.e.categories.length), flag = candidatesEntry(S);
   let touch = 0;
   for (let i = 0; i < groupOf.length; i++) {
     const g = groupOf[i]!;
@@ -114,7 +114,7 @@ export function prefetch(x: Ctx, groupOf: Int32Array): void {
     if (ks[at] !== LONG_GROUP) {
       for (const k of x.keys!) {
         const lo = start + ks[at + k]!;
-        if (lo < end && (k < unmapped || ks[at + S - 1] !== 0)) touch |= code[lo]! | flags[lo]! | (amt[lo]! & 1) | hcode[lo]!;
+        if (lo < end && (k < unmapped || ks[at + flag] !== 0)) touch |= code[lo]! | flags[lo]! | (amt[lo]! & 1) | hcode[lo]!;
       }
       continue;
     }

@@ -1,6 +1,7 @@
 // A plan's shape: the lookups and scratch cells of how it classifies rows,
 // cached per worker, since building them is most of a small job's cost.
 
+import { unmappedKey } from '../../src/finance/columns.js';
 import type { EngineCatalog } from '../../src/finance/engine-catalog.js';
 import type { MoneyPlan } from '../../src/finance/plan.js';
 import { BAL, Cells, type Lookups } from './money-cells.js';
@@ -55,7 +56,7 @@ function keyedShape(e: EngineCatalog, p: MoneyPlan): Shape {
   const igSub = e.subtypes.indexOf('intergovernmental');
   // Harmonized Direct/revenue legs for named categories read only those categories' rows (see aggregate).
   const keys = p.recipe === null && p.harmonized && p.categories !== null && !p.igLeg && !wantFlow[BAL]
-    ? [...new Set(p.categories), e.categories.length + 1].sort((a, b) => a - b)
+    ? [...new Set(p.categories), unmappedKey(e.categories.length)].sort((a, b) => a - b)
     : null;
   const lookups = { igSub, wantFlow, inScope, keepCat, keys };
   shape = { ...lookups, cells: new Cells(e, p, lookups) };
