@@ -61,13 +61,18 @@ function requestArb(ops: Op[]): fc.Arbitrary<string> {
   });
 }
 
-function send(base: string, path: string): Promise<{ status: number; type: string; body: string }> {
+interface Answer { status: number; type: string; body: string; bytes: Buffer }
+
+function send(base: string, path: string): Promise<Answer> {
   const u = new URL(base);
   return new Promise((resolve, reject) => {
     const req = http.request({ host: u.hostname, port: u.port, path, method: 'GET', agent: keepAlive }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (d: Buffer) => chunks.push(d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () => {
+        const bytes = Buffer.concat(chunks);
+        resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), body: bytes.toString('utf8'), bytes });
+      });
       res.on('error', reject);
     });
     req.setTimeout(30_000, () => req.destroy(new Error(`no answer in 30 s: ${path}`)));
@@ -77,7 +82,18 @@ function send(base: string, path: string): Promise<{ status: number; type: strin
 }
 const keepAlive = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
-function check(path: string, r: { status: number; type: string; body: string }): string | null {
+// The binary formats a route declares: asked for by name, answered with 200,
+// and whole (a Parquet file opens and ends with PAR1; an Arrow IPC stream
+// opens with a continuation marker and ends with the end-of-stream one; a
+// gzip file opens with its magic).
+const ARROW_EOS = Buffer.from([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]);
+const BINARY: Record<string, { asked: RegExp; whole: (b: Buffer) => boolean }> = {
+  'application/vnd.apache.parquet': { asked: /format=parquet(&|$)/i, whole: (b) => b.length > 8 && b.subarray(0, 4).toString() === 'PAR1' && b.subarray(-4).toString() === 'PAR1' },
+  'application/vnd.apache.arrow.stream': { asked: /format=arrow(&|$)/i, whole: (b) => b.length > 8 && b.readUInt32LE(0) === 0xffffffff && b.subarray(-8).equals(ARROW_EOS) },
+  'application/gzip': { asked: /format=csv\.gz(&|$)/i, whole: (b) => b.length > 2 && b[0] === 0x1f && b[1] === 0x8b },
+};
+
+function check(path: string, r: Answer): string | null {
   if (r.status >= 500) return `${r.status}`;
   if (r.type.startsWith('application/json')) {
     let b: any;
@@ -89,6 +105,11 @@ function check(path: string, r: { status: number; type: string; body: string }):
     return null;
   }
   if (r.type.startsWith('text/csv')) return r.status === 200 && /format=csv/i.test(path) ? null : 'CSV not asked for';
+  const binary = BINARY[r.type.split(';')[0]!.trim()];
+  if (binary) {
+    if (r.status !== 200 || !binary.asked.test(path)) return `${r.type} with status ${r.status}, not asked for`;
+    return binary.whole(r.bytes) ? null : `${r.type} that is not whole (${r.bytes.length} bytes)`;
+  }
   if (/^text\/(plain|markdown|html)/.test(r.type) || r.type.startsWith('application/javascript') || r.type.startsWith('text/css')) return r.status === 200 ? null : `document with status ${r.status}`;
   return `content-type ${r.type}`;
 }
@@ -105,7 +126,7 @@ describe('fuzzing from the route tables', () => {
     await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
       while (next < cases.length) {
         const c = cases[next++]!;
-        const r = await send(c.base, c.path).catch((e: Error) => ({ status: -1, type: '', body: e.message }));
+        const r = await send(c.base, c.path).catch((e: Error) => ({ status: -1, type: '', body: e.message, bytes: Buffer.alloc(0) }));
         statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
         const bad = r.status === -1 ? `no answer: ${r.body}` : check(c.path, r);
         if (bad !== null && failures.length < 20) failures.push(`${bad}: ${c.base}${c.path.slice(0, 300)}`);
