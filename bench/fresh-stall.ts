@@ -10,6 +10,7 @@
 // (src/finance/run-money.ts: a short page job posted without the signal;
 // src/pool.ts stricterFIFO, src/pool-lanes.ts unshift) none in 6 rounds.
 // Prints each round's slow pulls (over 500 ms).
+// test/page-fifo.test.ts checks the same on the fixture by order, not time.
 //   node dist/bench/fresh-stall.js [--data DIR] [--rounds 10] [--env K=V,K=V]
 
 import http from 'node:http';
