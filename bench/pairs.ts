@@ -16,7 +16,8 @@
 // Once per run, after the rounds (no server running): DuckDB (in this process, over the same parquet, its default
 // threads, warm) on each scenario's work, the SQL asked of the first round's server: scenario 1's question (the
 // answers' provenance SQL over 15 of its governments, the median of a query) and scenario 2's page (COPY of its
-// provenance SQL, LIMIT 50000, to CSV: rows/s); and the uWS ceiling for scenario 1's median body (bench/lib/ceiling.ts).
+// provenance SQL, LIMIT 50000, to CSV: rows/s); and the uWS ceiling for scenario 1's median body (bench/lib/ceiling.ts),
+// under autocannon as the rounds and, when wrk is installed, under wrk.
 
 import { rmSync } from 'node:fs';
 import os from 'node:os';
@@ -24,7 +25,8 @@ import path from 'node:path';
 import { load } from './lib/load.js';
 import { csvPuller } from './lib/csv-pull.js';
 import { median, timeRuns } from './lib/timing.js';
-import { uwsCeiling } from './lib/ceiling.js';
+import { uwsCeiling, withHello } from './lib/ceiling.js';
+import { wrkPath, wrkRate } from './lib/wrk.js';
 import { duckCost, duckThreads } from './lib/duck.js';
 import { query } from '../scripts/lib/duckdb.js';
 import { ROOT, startServer, type Running } from '../scripts/lib/server.js';
@@ -119,8 +121,11 @@ const copied = Number((await query(`SELECT count(*) AS n FROM read_csv('${file}'
 rmSync(file, { force: true });
 const bytes1 = median(w.s1Bytes);
 const hello = await uwsCeiling(Math.round(bytes1), seconds);
+// The same ceiling under wrk, whose client costs a third of autocannon's: most of the gap between the two is autocannon's
+// own CPU on the shared cores (bench/answer-served.ts measures the answers themselves under wrk).
+const helloWrk = wrkPath() === null ? null : await withHello(Math.round(bytes1), (url) => wrkRate(url, ['/'], { connections: 32, seconds }));
 lines.push(
   '',
-  `In the same run, once, after the rounds: DuckDB (in this process, ${await duckThreads()} threads, its default, warm, the same parquet) answered scenario 1's question (the answers' provenance SQL, ${w.s1Sql.length} governments) in ${duck1.toFixed(1)} ms a query (median), and wrote scenario 2's page (its provenance SQL, LIMIT 50000: ${copied.toLocaleString('en-US')} rows, COPY to CSV) at ${Math.round(copied / (copy.wallMs / 1000)).toLocaleString('en-US')} rows/s (median of 5); the uWS ceiling for scenario 1's median body (${Math.round(bytes1).toLocaleString('en-US')} bytes, 32 connections, ${seconds} s): ${Math.round(hello.rps).toLocaleString('en-US')} req/s, p99 ${hello.p99} ms.`,
+  `In the same run, once, after the rounds: DuckDB (in this process, ${await duckThreads()} threads, its default, warm, the same parquet) answered scenario 1's question (the answers' provenance SQL, ${w.s1Sql.length} governments) in ${duck1.toFixed(1)} ms a query (median), and wrote scenario 2's page (its provenance SQL, LIMIT 50000: ${copied.toLocaleString('en-US')} rows, COPY to CSV) at ${Math.round(copied / (copy.wallMs / 1000)).toLocaleString('en-US')} rows/s (median of 5); the uWS ceiling for scenario 1's median body (${Math.round(bytes1).toLocaleString('en-US')} bytes, 32 connections, ${seconds} s): ${Math.round(hello.rps).toLocaleString('en-US')} req/s, p99 ${hello.p99} ms (autocannon, as the rounds)${helloWrk === null ? '' : `; under wrk, ${Math.round(helloWrk).toLocaleString('en-US')} req/s`}.`,
 );
 console.log(lines.join('\n'));
