@@ -6,6 +6,7 @@
 // 5xx, never a hang; the server stays up. The seed is printed to replay a run.
 
 import http from 'node:http';
+import zlib from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { arrestsUrl, financeUrl } from './helpers/http.js';
@@ -82,16 +83,27 @@ function send(base: string, path: string): Promise<Answer> {
 }
 const keepAlive = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
-// The binary formats a route declares: asked for by name, answered with 200,
-// and whole (a Parquet file opens and ends with PAR1; an Arrow IPC stream
-// opens with a continuation marker and ends with the end-of-stream one; a
-// gzip file opens with its magic).
+// The binary answers a route declares, asked for by name (format= in the query, or a bulk file's own name in the
+// path: /bulk/files/<name>.parquet or .csv.gz), answered with 200, and whole: a Parquet file opens and ends with
+// PAR1; an Arrow IPC stream opens with a continuation marker and ends with the end-of-stream one; a gzip file
+// decompresses.
 const ARROW_EOS = Buffer.from([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]);
-const BINARY: Record<string, { asked: RegExp; whole: (b: Buffer) => boolean }> = {
-  'application/vnd.apache.parquet': { asked: /format=parquet(&|$)/i, whole: (b) => b.length > 8 && b.subarray(0, 4).toString() === 'PAR1' && b.subarray(-4).toString() === 'PAR1' },
-  'application/vnd.apache.arrow.stream': { asked: /format=arrow(&|$)/i, whole: (b) => b.length > 8 && b.readUInt32LE(0) === 0xffffffff && b.subarray(-8).equals(ARROW_EOS) },
-  'application/gzip': { asked: /format=csv\.gz(&|$)/i, whole: (b) => b.length > 2 && b[0] === 0x1f && b[1] === 0x8b },
+const gunzips = (b: Buffer): boolean => { try { zlib.gunzipSync(b); return true; } catch { return false; } };
+const BINARY: Record<string, { format: string; file: RegExp; whole: (b: Buffer) => boolean }> = {
+  'application/vnd.apache.parquet': { format: 'parquet', file: /\/bulk\/files\/[^/?]+\.parquet$/, whole: (b) => b.length > 8 && b.subarray(0, 4).toString() === 'PAR1' && b.subarray(-4).toString() === 'PAR1' },
+  'application/vnd.apache.arrow.stream': { format: 'arrow', file: /^$/, whole: (b) => b.length > 8 && b.readUInt32LE(0) === 0xffffffff && b.subarray(-8).equals(ARROW_EOS) },
+  'application/gzip': { format: '', file: /\/bulk\/files\/[^/?]+\.csv\.gz$/, whole: (b) => b.length > 18 && b[0] === 0x1f && b[1] === 0x8b && gunzips(b) },
 };
+
+/** Whether the request asked for this binary answer: its format value (as the server reads it, decoded and in any case), or its file's name. */
+function askedFor(path: string, kind: { format: string; file: RegExp }): boolean {
+  const q = path.indexOf('?');
+  const pathPart = q < 0 ? path : path.slice(0, q);
+  if (kind.file.test(pathPart)) return true;
+  if (kind.format === '' || q < 0) return false;
+  const format = new URLSearchParams(path.slice(q + 1)).get('format');
+  return format !== null && format.toLowerCase() === kind.format;
+}
 
 function check(path: string, r: Answer): string | null {
   if (r.status >= 500) return `${r.status}`;
@@ -107,7 +119,7 @@ function check(path: string, r: Answer): string | null {
   if (r.type.startsWith('text/csv')) return r.status === 200 && /format=csv/i.test(path) ? null : 'CSV not asked for';
   const binary = BINARY[r.type.split(';')[0]!.trim()];
   if (binary) {
-    if (r.status !== 200 || !binary.asked.test(path)) return `${r.type} with status ${r.status}, not asked for`;
+    if (r.status !== 200 || !askedFor(path, binary)) return `${r.type} with status ${r.status}, not asked for`;
     return binary.whole(r.bytes) ? null : `${r.type} that is not whole (${r.bytes.length} bytes)`;
   }
   if (/^text\/(plain|markdown|html)/.test(r.type) || r.type.startsWith('application/javascript') || r.type.startsWith('text/css')) return r.status === 200 ? null : `document with status ${r.status}`;

@@ -16,7 +16,11 @@ import { startServer } from './helpers/server.js';
 
 const CLIENTS = 4;
 const SECONDS = 8;
-/** Pulls sent after one and answered before its headers came: the other clients' in-flight pulls, twice over, are slack. */
+/**
+ * Pulls sent after one and answered before its headers came. Served in order, only sends close together on
+ * different sockets can arrive the other way round: at most the other clients' CLIENTS - 1. Twice CLIENTS is
+ * slack, and still 13 times below the least a broken order gave (105).
+ */
 const OVERTAKEN_AT_MOST = 2 * CLIENTS;
 
 interface Pull { sent: number; headersAt: number; done: number; bytes: number; status: number }
@@ -48,7 +52,7 @@ describe('page jobs in order', () => {
         while (performance.now() - t0 < SECONDS * 1000) pulls.push(await pull());
       }));
       // Every pull whole: the same page, the same bytes.
-      expect(pulls.every((p) => p.status === 200 && p.bytes === first.bytes)).toBe(true);
+      expect(pulls.filter((p) => p.status !== 200 || p.bytes !== first.bytes).map((p) => `${p.status}: ${p.bytes} bytes`)).toEqual([]);
       // For each pull, the pulls sent after it that ended before its headers came.
       const overtaken = pulls.map((p) => pulls.filter((q) => q.sent > p.sent && q.done < p.headersAt).length);
       const worst = Math.max(...overtaken);
