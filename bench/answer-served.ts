@@ -8,7 +8,7 @@
 // from /proc):
 //   - each build (--old and this one, in interleaved rounds): req/s, and the
 //     server's CPU an answer, user and system;
-//   - the uWS ceiling (bench/lib/hello.ts) for the median body: req/s and its
+//   - the uWS ceiling (bench/lib/hello.ts) for a body of the first 15 answers' median size: req/s and its
 //     CPU a request, user and system: what uWS and the kernel cost alone;
 //   - DuckDB over the same parquet answering the same question (the answers'
 //     provenance SQL).
@@ -18,12 +18,14 @@
 // --query: the answer's query string (default category=Police; '' for every category).
 // Appended to bench/results/answer-served.md.
 
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT, startServer } from '../scripts/lib/server.js';
 import { withHello } from './lib/ceiling.js';
+import { processCpu } from './lib/cpu.js';
 import { duckCost, duckThreads } from './lib/duck.js';
+import { median } from './lib/timing.js';
 import { wrkPath, wrkRate } from './lib/wrk.js';
 
 const arg = (name: string, dflt: string): string => {
@@ -38,22 +40,15 @@ const q = arg('query', 'category=Police');
 const query = q === '' ? '' : `?${q}`;
 const f = (x: number): string => Math.round(x).toLocaleString('en-US');
 
-/** User and system CPU of a whole process (every thread), in microseconds (/proc, USER_HZ 100). */
-function processCpu(pid: number): { user: number; system: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { user: Number(fields[11]) * 10_000, system: Number(fields[12]) * 10_000 };
-}
-
 interface Served { rps: number; user: number; system: number }
 
 /** wrk over paths for `seconds` after a 3 s warm-up; the process's CPU a request over the timed part. */
 function served(url: string, pid: number, paths: string[]): Served {
   wrkRate(url, paths, { connections: 32, seconds: Math.min(3, seconds) });
   const a = processCpu(pid);
-  const t0 = performance.now();
   const rps = wrkRate(url, paths, { connections: 32, seconds });
-  const requests = rps * ((performance.now() - t0) / 1000);
+  // wrk's rate is its count over its own run, which is `seconds` long; the CPU window around it adds only idle time.
+  const requests = rps * seconds;
   const b = processCpu(pid);
   return { rps, user: (b.user - a.user) / requests, system: (b.system - a.system) / requests };
 }
@@ -87,7 +82,6 @@ for (let r = 0; r < rounds; r++) {
   }
 }
 
-const median = (xs: number[]): number => { const s = [...xs].sort((a, b) => a - b); return s[s.length >> 1]!; };
 const bytes = median(sample!.bytes);
 const hello = await withHello(Math.round(bytes), (url, pid) => served(url, pid, ['/']));
 const duck: number[] = [];
@@ -95,12 +89,12 @@ for (const sql of sample!.sql) duck.push((await duckCost(sql, 1)).wallMs);
 
 const lines = [
   `## ${new Date().toISOString()}: /api/v1/governments/{id}/spending${query}, ${path.basename(data)}, Node ${process.version}, ${os.availableParallelism()} cores, wrk 32 connections, ${seconds} s a figure, ${rounds} rounds`, '',
-  '| | req/s (median) | server CPU an answer, user (us) | system (us) | every round (req/s) |', '|---|---:|---:|---:|---|',
+  '| | req/s (median) | server CPU an answer (us, median of the rounds) | user | system | every round: req/s, CPU an answer (us) |', '|---|---:|---:|---:|---:|---|',
   ...builds.map(([name]) => {
     const ms = got.get(name)!;
-    return `| ${name} | ${f(median(ms.map((m) => m.rps)))} | ${median(ms.map((m) => m.user)).toFixed(1)} | ${median(ms.map((m) => m.system)).toFixed(1)} | ${ms.map((m) => f(m.rps)).join(', ')} |`;
+    return `| ${name} | ${f(median(ms.map((m) => m.rps)))} | ${median(ms.map((m) => m.user + m.system)).toFixed(1)} | ${median(ms.map((m) => m.user)).toFixed(1)} | ${median(ms.map((m) => m.system)).toFixed(1)} | ${ms.map((m) => `${f(m.rps)}, ${(m.user + m.system).toFixed(1)}`).join('; ')} |`;
   }),
-  `| uWS ceiling (hello.ts, the median body: ${f(bytes)} bytes) | ${f(hello.rps)} | ${hello.user.toFixed(1)} | ${hello.system.toFixed(1)} | |`,
+  `| uWS ceiling (hello.ts, a body of the first 15 answers' median size: ${f(bytes)} bytes) | ${f(hello.rps)} | ${(hello.user + hello.system).toFixed(1)} | ${hello.user.toFixed(1)} | ${hello.system.toFixed(1)} | |`,
   '',
   `DuckDB in the same run (in this process, ${await duckThreads()} threads, warm, the same parquet), the answers' provenance SQL for ${sample!.sql.length} governments: ${median(duck).toFixed(1)} ms a question (median).`,
   '',

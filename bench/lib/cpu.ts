@@ -52,3 +52,11 @@ export function cpuPerRequest(pid: number, a: CpuSnapshot, b: CpuSnapshot, reque
   const ticks = b.machine[1] - a.machine[1];
   return { main: main / requests, other: other / requests, client: client / requests, idle: ticks > 0 ? (b.machine[0] - a.machine[0]) / ticks : 0 };
 }
+
+/** User and system CPU of a whole process (every thread, from /proc/<pid>/stat), in microseconds. */
+export function processCpu(pid: number): { user: number; system: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the parenthesised name: utime and stime are the 12th and 13th.
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { user: Number(f[11]) * TICK_US, system: Number(f[12]) * TICK_US };
+}
