@@ -121,7 +121,7 @@ const copied = Number((await query(`SELECT count(*) AS n FROM read_csv('${file}'
 rmSync(file, { force: true });
 const bytes1 = median(w.s1Bytes);
 const hello = await uwsCeiling(Math.round(bytes1), seconds);
-// The same ceiling under wrk, whose client costs a third of autocannon's: most of the gap between the two is autocannon's
+// The same ceiling under wrk, whose client costs less than half of autocannon's (about 15 against 35-40 us a request): most of the gap is autocannon's
 // own CPU on the shared cores (bench/answer-served.ts measures the answers themselves under wrk).
 const helloWrk = wrkPath() === null ? null : await withHello(Math.round(bytes1), (url) => {
   wrkRate(url, ['/'], { connections: 32, seconds: Math.min(3, seconds) });

@@ -8,7 +8,7 @@
 // pool-lanes.ts) serves the page jobs in order. Checked by order, not by time:
 // no pull may be overtaken by more pulls sent after it than the clients could
 // have in flight around it. With either half of the fix undone alone, the
-// worst pull was overtaken by 105-457 (2026-11-27); with both, by 0.
+// worst pull was overtaken by 105-457 (2026-11-27); with both, by 0 or 1.
 
 import http from 'node:http';
 import { describe, expect, it } from 'vitest';
