@@ -27,6 +27,7 @@ import { processCpu } from './lib/cpu.js';
 import { duckCost, duckThreads } from './lib/duck.js';
 import { median } from './lib/timing.js';
 import { wrkPath, wrkRate } from './lib/wrk.js';
+import { servedGovernments } from './lib/governments.js';
 
 const arg = (name: string, dflt: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -58,8 +59,7 @@ let sample: { sql: string[]; bytes: number[] } | null = null;
 async function measure(main: string): Promise<Served> {
   const s = await startServer({ FINANCE_DATA: data, RESPONSE_CACHE_MB: '0', RATE_LIMIT: '0' }, 1_800_000, main);
   try {
-    const govs = ((await (await fetch(`${s.url}/api/v1/governments?limit=1000`)).json()) as { data: { canonical_govid: string; years_in_mirror: number[] }[] })
-      .data.filter((g) => g.years_in_mirror.length > 0).map((g) => g.canonical_govid);
+    const govs = await servedGovernments(s.url);
     const paths = govs.map((_, i) => `/api/v1/governments/${govs[(i * 7919) % govs.length]}/spending${query}`);
     if (sample === null) {
       const bodies = await Promise.all(govs.slice(0, 15).map(async (g) => Buffer.from(await (await fetch(`${s.url}/api/v1/governments/${g}/spending${query}`, { headers: { 'Accept-Encoding': 'identity' } })).arrayBuffer())));

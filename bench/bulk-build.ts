@@ -28,6 +28,7 @@ import { GOV_TYPES } from '../src/finance/catalog.js';
 import { cacheRoots } from '../src/finance/load-cache.js';
 import { duckThreads, setDuckThreads } from './lib/duck.js';
 import { median, pct } from './lib/timing.js';
+import { servedGovernments } from './lib/governments.js';
 
 const arg = (name: string, dflt: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -146,7 +147,7 @@ async function main(): Promise<void> {
     if (line !== undefined) logged = JSON.parse(line) as Record<string, unknown>;
   });
   try {
-    const govs: string[] = (await get(s, '/api/v1/governments?limit=1000')).data.filter((g: any) => g.years_in_mirror.length > 0).map((g: any) => g.canonical_govid);
+    const govs = await servedGovernments(s.url);
     // The first answers of a fresh server pay its warm-up (JIT, caches of names): not counted, the build going on meanwhile.
     const warm = oneGovernment(s, govs);
     await sleep(quick ? 500 : 2000);

@@ -27,6 +27,7 @@ import { withHello } from './lib/ceiling.js';
 import { load } from './lib/load.js';
 import { median, timeRuns } from './lib/timing.js';
 import { wrkPath, wrkRate } from './lib/wrk.js';
+import { servedGovernments } from './lib/governments.js';
 
 const arg = (name: string, dflt: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -151,7 +152,7 @@ try {
   const jsonWrk: Record<string, number> = {};
   let cachedGzip: Rate | undefined, cachedIdentity: Rate | undefined;
   try {
-    const govs: string[] = (await get(s5, '/api/v1/governments?limit=1000')).data.filter((g: any) => g.years_in_mirror.length > 0).map((g: any) => g.canonical_govid);
+    const govs = await servedGovernments(s5.url);
     let g = 0;
     const next = (): string => `/api/v1/governments/${govs[(g++ * 7919) % govs.length]}/spending?category=Police`;
     for (const [label, headers] of [['identity', {}], ['gzip', { 'Accept-Encoding': 'gzip' }], ['identity', {}], ['gzip', { 'Accept-Encoding': 'gzip' }]] as const) {

@@ -13,6 +13,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { ROOT, startServer, type Running } from '../scripts/lib/server.js';
+import { servedGovernments } from './lib/governments.js';
 
 function arg(name: string, dflt: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -61,8 +62,7 @@ function crowd(s: Running, n: number, rate: number, rcvbuf: number): { done: Pro
 
 const s = await startServer({ FINANCE_DATA: data, WORKERS: '2', RESPONSE_CACHE_MB: '0' }, 1_800_000, main);
 try {
-  const govs = ((await (await fetch(`${s.url}/api/v1/governments?limit=1000`)).json()) as { data: { canonical_govid: string; years_in_mirror: number[] }[] })
-    .data.filter((g) => g.years_in_mirror.length > 0).map((g) => g.canonical_govid);
+  const govs = await servedGovernments(s.url);
   const leaids = ((await (await fetch(`${s.arrestsUrl}/api/v1/districts?limit=1000`)).json()) as { data: { leaid: string }[] }).data.map((d) => String(d.leaid));
   await probe(s, govs, leaids, 2000);
   const alone = await probe(s, govs, leaids, 10_000);

@@ -24,6 +24,7 @@ import { cpuPerRequest, cpuSnapshot } from './lib/cpu.js';
 import { ROOT, startServer, type Running } from '../scripts/lib/server.js';
 import { withHello } from './lib/ceiling.js';
 import { median, timeRuns } from './lib/timing.js';
+import { servedGovernments } from './lib/governments.js';
 
 const arg = (name: string, dflt: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -63,7 +64,7 @@ async function scenarios(label: string, dir: string): Promise<ScenarioFigures> {
     const years: number[] = health.corpus.years;
     const span = `${years[0]}-${years[years.length - 1]}`;
     // Governments with rows in the latest year, most populous first: a pool to draw from at random.
-    const govs: string[] = (await get(s, '/api/v1/governments?limit=1000')).data.filter((g: any) => g.years_in_mirror.length > 0).map((g: any) => g.canonical_govid);
+    const govs = await servedGovernments(s.url);
     let k = 0;
     const path1 = (): string => `/api/v1/governments/${govs[(k++ * 7919) % govs.length]}/spending?category=Police`;
 
@@ -173,7 +174,7 @@ async function scenarios(label: string, dir: string): Promise<ScenarioFigures> {
 async function warm(dir: string): Promise<{ rps: number; p50: number; p99: number }> {
   const s = await startServer({ FINANCE_DATA: dir, WORKERS: String(os.cpus().length) }, 1_800_000);
   try {
-    const govs: string[] = (await get(s, '/api/v1/governments?limit=1000')).data.filter((g: any) => g.years_in_mirror.length > 0).map((g: any) => g.canonical_govid);
+    const govs = await servedGovernments(s.url);
     let k = 0;
     const next = (): string => `/api/v1/governments/${govs[(k++ * 7919) % govs.length]}/spending?category=Police`;
     await load(s.url, next, { connections: 32, seconds: Math.min(3, seconds) });

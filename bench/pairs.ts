@@ -30,6 +30,7 @@ import { wrkPath, wrkRate } from './lib/wrk.js';
 import { duckCost, duckThreads } from './lib/duck.js';
 import { query } from '../scripts/lib/duckdb.js';
 import { ROOT, startServer, type Running } from '../scripts/lib/server.js';
+import { servedGovernments } from './lib/governments.js';
 
 function arg(name: string, dflt: string | null): string | null {
   const i = process.argv.indexOf(`--${name}`);
@@ -56,8 +57,7 @@ const workAsked = (): Work => { if (work === null) throw new Error('no round ran
 async function measure(main: string): Promise<Figures> {
   const s: Running = await startServer({ FINANCE_DATA: data, WORKERS: String(os.cpus().length), RESPONSE_CACHE_MB: '0', ...env }, 1_800_000, main);
   try {
-    const govs: string[] = ((await (await fetch(`${s.url}/api/v1/governments?limit=1000`)).json()) as { data: { canonical_govid: string; years_in_mirror: number[] }[] })
-      .data.filter((g) => g.years_in_mirror.length > 0).map((g) => g.canonical_govid);
+    const govs = await servedGovernments(s.url);
     let k = 0;
     const path1 = (): string => `/api/v1/governments/${govs[(k++ * 7919) % govs.length]}/spending${QUERY1}`;
     await load(s.url, path1, { connections: 32, seconds: Math.min(3, seconds) });

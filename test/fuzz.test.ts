@@ -89,18 +89,19 @@ const keepAlive = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 // decompresses.
 const ARROW_EOS = Buffer.from([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]);
 const gunzips = (b: Buffer): boolean => { try { zlib.gunzipSync(b); return true; } catch { return false; } };
-const BINARY: Record<string, { format: string; file: RegExp; whole: (b: Buffer) => boolean }> = {
+interface Binary { format?: string; file?: RegExp; whole: (b: Buffer) => boolean }
+const BINARY: Record<string, Binary> = {
   'application/vnd.apache.parquet': { format: 'parquet', file: /\/bulk\/files\/[^/?]+\.parquet$/, whole: (b) => b.length > 8 && b.subarray(0, 4).toString() === 'PAR1' && b.subarray(-4).toString() === 'PAR1' },
-  'application/vnd.apache.arrow.stream': { format: 'arrow', file: /^$/, whole: (b) => b.length > 8 && b.readUInt32LE(0) === 0xffffffff && b.subarray(-8).equals(ARROW_EOS) },
-  'application/gzip': { format: '', file: /\/bulk\/files\/[^/?]+\.csv\.gz$/, whole: (b) => b.length > 18 && b[0] === 0x1f && b[1] === 0x8b && gunzips(b) },
+  'application/vnd.apache.arrow.stream': { format: 'arrow', whole: (b) => b.length > 8 && b.readUInt32LE(0) === 0xffffffff && b.subarray(-8).equals(ARROW_EOS) },
+  'application/gzip': { file: /\/bulk\/files\/[^/?]+\.csv\.gz$/, whole: (b) => b.length > 18 && b[0] === 0x1f && b[1] === 0x8b && gunzips(b) },
 };
 
 /** Whether the request asked for this binary answer: its format value (as the server reads it, decoded and in any case), or its file's name. */
-function askedFor(path: string, kind: { format: string; file: RegExp }): boolean {
+function askedFor(path: string, kind: Binary): boolean {
   const q = path.indexOf('?');
   const pathPart = q < 0 ? path : path.slice(0, q);
-  if (kind.file.test(pathPart)) return true;
-  if (kind.format === '' || q < 0) return false;
+  if (kind.file?.test(pathPart)) return true;
+  if (kind.format === undefined || q < 0) return false;
   const format = new URLSearchParams(path.slice(q + 1)).get('format');
   return format !== null && format.toLowerCase() === kind.format;
 }
