@@ -10,7 +10,7 @@
 // privilege (lowering it back would, and is never asked: the threads end
 // with the build). Threads a niced thread starts inherit its niceness; the
 // build's threads start none (its gzip runs on the thread itself:
-// workers/finance/gzip-here.ts).
+// src/bytes/page-coder.ts GzipPieces).
 
 import { readlinkSync } from 'node:fs';
 import os from 'node:os';

@@ -99,10 +99,64 @@ export class PageCoder {
     return Buffer.concat([this.slot.subarray(0, this.inSlot), ...parts]);
   }
 
+  /** The coded bytes so far in one buffer of their own, the coder emptied to code on into the same slot. */
+  take(): Uint8Array {
+    const b = this.whole();
+    this.inSlot = 0;
+    this.over.length = 0;
+    this.overN = 0;
+    return b;
+  }
+
   /** Frees the coder's native state; once, however the page ended. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     this.z.close();
+  }
+}
+
+/** Where a file's coded piece is gathered before it is copied out: a slice's CSV codes to about 1 MB. */
+const PIECES_OUT = 1024 * 1024;
+
+/**
+ * One gzip file coded piece by piece on the calling thread, each piece's coded bytes handed back to be written
+ * on (the bulk build's .csv.gz, workers/finance/bulk-table.ts). A zlib stream's own API (createGzip) would code
+ * on libuv's pool, whose threads run at the serving threads' priority however low the build thread's
+ * (workers/thread-priority.ts): the build's gzip, much of its CPU, would then compete with serving. So this is
+ * one PageCoder stream, flushed only at the end. Without the native handle (PAGE_CODER_READY false) each piece
+ * is a gzip member of its own (zlib.gzipSync, also on the caller): members one after another make one gzip
+ * file (RFC 1952, 2.2), which gzip, zcat, Python's gzip and Node's gunzip read whole.
+ */
+export class GzipPieces {
+  private readonly coder: PageCoder | null;
+  private pushed = false;
+
+  constructor(private readonly level: number, ready: boolean = PAGE_CODER_READY) {
+    this.coder = ready ? new PageCoder({ coding: 'gzip', options: { level } }, Buffer.allocUnsafeSlow(PIECES_OUT)) : null;
+  }
+
+  /** The coded bytes of piece that are ready (possibly none yet): a buffer of their own. */
+  push(piece: Uint8Array): Uint8Array {
+    this.pushed = true;
+    if (this.coder === null) return zlib.gzipSync(piece, { level: this.level });
+    this.coder.push(piece, 'more');
+    return this.coder.take();
+  }
+
+  /** The file's last bytes; the coder is closed after. */
+  end(): Uint8Array {
+    if (this.coder === null) return this.pushed ? new Uint8Array(0) : zlib.gzipSync(new Uint8Array(0), { level: this.level });
+    try {
+      this.coder.push(new Uint8Array(0), 'finish');
+      return this.coder.take();
+    } finally {
+      this.coder.close();
+    }
+  }
+
+  /** Frees the native state when the file is given up before its end (end closes it too). */
+  close(): void {
+    this.coder?.close();
   }
 }

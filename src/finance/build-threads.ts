@@ -14,7 +14,7 @@
 // platform threads compile a fresh isolate's hot code (its JavaScript and
 // parquet-wasm) and help its garbage collection, mostly in a thread's first
 // tables; libuv's threads write the files. The gzip, which would have been
-// the largest of these, runs on the build threads (workers/finance/gzip-here.ts).
+// the largest of these, runs on the build threads (src/bytes/page-coder.ts GzipPieces).
 
 import os from 'node:os';
 import { TaskPool } from '../task-pool.js';

@@ -3,7 +3,7 @@
 // type>&years=<year>&format=csv), computed here slice by slice (a block of
 // governments of one type, about sliceRows rows: one money job), and each
 // slice written twice from the same columns: its CSV bytes (csv-writer.ts,
-// the pages' writer) through gzip on this thread (gzip-here.ts) into the
+// the pages' writer) through gzip on this thread (page-coder.ts GzipPieces) into the
 // .csv.gz, one header line, and its
 // columns as an Arrow record batch into parquet-wasm's streamed writer, which
 // gathers batches into row groups of up to 2^20 rows. Nothing is parsed back.
@@ -19,13 +19,13 @@ import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { csvBytes } from '../../src/bytes/csv-writer.js';
 import type * as ParquetWasm from 'parquet-wasm';
+import { GzipPieces } from '../../src/bytes/page-coder.js';
 import { parquetWasm, writerProperties } from '../../src/bytes/parquet-writer.js';
 import type { BulkTableArgs, BulkTableResult } from '../../src/finance/bulk-job.js';
 import { moneyTable } from '../../src/finance/money-table.js';
 import type { TableCtx } from '../../src/finance/table-ctx.js';
 import { bulkBatch } from './bulk-batch.js';
 import type { FinanceView } from './corpus.js';
-import { GzipHere } from './gzip-here.js';
 import { money } from './money.js';
 
 /** Governments in the first slice of a type, before the rows per government are known. */
@@ -58,7 +58,7 @@ function drained(s: NodeJS.WritableStream): Promise<void> {
 /** Writes the year's .csv.gz and .parquet of the table at a.csvGz and a.parquet; their row count. */
 export async function bulkTable(c: FinanceView, t: TableCtx, a: BulkTableArgs): Promise<BulkTableResult> {
   const p = parquetWasm();
-  const gzip = new GzipHere(a.gzipLevel);
+  const gzip = new GzipPieces(a.gzipLevel);
   const csvFile = createWriteStream(a.csvGz, { mode: 0o644 });
   const csvDone = finished(csvFile);
   csvDone.catch(() => {});
@@ -99,6 +99,7 @@ export async function bulkTable(c: FinanceView, t: TableCtx, a: BulkTableArgs): 
     await csvDone;
     return { rows, slices: count, cpuMs: Math.round(cpu) };
   } catch (err) {
+    gzip.close();
     csvFile.destroy();
     rmSync(a.csvGz, { force: true });
     rmSync(a.parquet, { force: true });
