@@ -2,7 +2,7 @@
 // built entry), its output compared with the API's for the same question.
 
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,9 +16,13 @@ const V6 = path.join(ROOT, 'fixtures/finance/v6');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'civicstream-cli-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** The command's run; with fileLimitKb, under that limit on the size of a file it writes (ulimit -f: a write past it fails, EFBIG). */
+function cli(args: string[], env: Record<string, string> = {}, fileLimitKb?: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, WORKERS: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const [cmd, argv] = fileLimitKb === undefined
+      ? [process.execPath, [CLI, ...args]]
+      : ['bash', ['-c', `ulimit -f ${fileLimitKb}; exec "$0" "$@"`, process.execPath, CLI, ...args]];
+    const p = spawn(cmd, argv, { env: { ...process.env, WORKERS: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '', stderr = '';
     p.stdout.on('data', (d) => { stdout += d; });
     p.stderr.on('data', (d) => { stderr += d; });
@@ -140,6 +144,19 @@ async function apiPages(query: string, header: boolean, route = 'spending'): Pro
 }
 
 describe('civicstream export', () => {
+  it('that fails partway (a file-size limit the output outgrows) exits non-zero naming the cause and leaves no file, CSV and Parquet', async () => {
+    // County 2011-2020 is about 8.5 MB of CSV and 400 KB of Parquet: both outgrow 300 KB, the Parquet file only as
+    // its writer ends (parquet-wasm's stream writer would have closed it short as if whole after a failed page).
+    for (const format of ['csv', 'parquet']) {
+      const out = path.join(tmp, `short.${format}`);
+      const r = await cli(['export', '--data', V6, '--years', '2011-2020', '--type', 'county', '--format', format, '--out', out], {}, 300);
+      expect([format, r.code]).toEqual([format, 1]);
+      expect(r.stderr).toContain('EFBIG');
+      expect(r.stderr).not.toContain(`-> ${out}`);
+      expect(existsSync(out), `${format}: the short file is left`).toBe(false);
+    }
+  }, 120_000);
+
   it('writes a whole flat table past the 50,000-row page as one CSV with one header, equal to the API\'s pages', async () => {
     const out = path.join(tmp, 'spending.csv');
     const r = await cli(['export', '--data', V6, '--years', '2011', '--type', 'city', '--out', out]);

@@ -6,7 +6,9 @@
 // build is CommonJS and reads its .wasm with readFileSync): a worker that
 // never writes Parquet never instantiates the module (about 5 MB).
 
+import { createWriteStream } from 'node:fs';
 import { createRequire } from 'node:module';
+import { Writable } from 'node:stream';
 import { tableToIPC } from 'apache-arrow';
 import type * as ParquetWasm from 'parquet-wasm';
 import { arrowTable } from './arrow-writer.js';
@@ -40,4 +42,31 @@ export function parquetBytes(t: ColumnTable, metadata: [string, string][]): Uint
   const p = parquetWasm();
   const ipc = tableToIPC(arrowTable(t, metadata), 'stream');
   return p.writeParquet(p.Table.fromIPCStream(ipc), writerProperties(metadata));
+}
+
+/**
+ * Record batches, pulled one at a time from next (null: no more), written by parquet-wasm's streamed writer into
+ * the file at out; rejects when a pull failed. The writer itself skips a batch whose pull failed and closes the
+ * file as if whole (parquet-wasm 0.8, src/writer_async.rs: `if let Ok(batch)`), which would make a file short by
+ * every row after the failure look like a good one (the bulk files, civicstream export): the failure is kept here
+ * and thrown once the writer is done. The caller removes the file.
+ */
+export async function writeParquetStream(next: () => Promise<ParquetWasm.RecordBatch | null>, properties: ParquetWasm.WriterProperties, out: string): Promise<void> {
+  let failure: { error: unknown } | null = null;
+  const batches = new ReadableStream<ParquetWasm.RecordBatch>({
+    async pull(controller) {
+      let batch: ParquetWasm.RecordBatch | null;
+      try {
+        batch = await next();
+      } catch (error) {
+        failure = { error };
+        throw error;
+      }
+      if (batch === null) controller.close();
+      else controller.enqueue(batch);
+    },
+  });
+  const bytes = await parquetWasm().transformParquetStream(batches, properties);
+  await bytes.pipeTo(Writable.toWeb(createWriteStream(out, { mode: 0o644 })) as WritableStream<Uint8Array>);
+  if (failure !== null) throw (failure as { error: unknown }).error;
 }

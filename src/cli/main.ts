@@ -5,7 +5,7 @@
 // API's byte for byte.
 
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONFIG_VARS, PROJECT_ROOT, readConfig } from '../config.js';
@@ -32,6 +32,13 @@ const dist = (rel: string): string => fileURLToPath(new URL(`../../${rel}`, impo
 const envFlag = (env: string): string => `--${env.toLowerCase().replaceAll('_', '-')}`;
 
 /** Runs one of the project's scripts with the rest of the arguments, as its own process. */
+/** An export that failed leaves no short file that looks whole: a regular file is removed (never a device or a pipe given as --out). */
+function removeShort(out: string): void {
+  try {
+    if (lstatSync(out).isFile()) rmSync(out, { force: true });
+  } catch { /* nothing was written */ }
+}
+
 const script = (rel: string) => async (a: Args): Promise<void> => {
   const code = await new Promise<number>((resolve) => {
     const p = spawn(process.execPath, [dist(rel), ...a.rest], { stdio: 'inherit' });
@@ -101,7 +108,8 @@ const COMMANDS: Command[] = [
         const pages = csvPages(off.service, QUERY_ROUTES[route]!, selections, { label: 'export', fail: (m) => new CliError(m) });
         const fields = off.ctx.routes.find((r) => r.path === QUERY_ROUTES[route])!.rowFields ?? [];
         const t0 = performance.now();
-        const rows = format === 'csv' ? await writeCsvPages(pages, out) : await writeParquetPages(async () => (await pages.next()).value?.text ?? null, fields, out);
+        const rows = await (format === 'csv' ? writeCsvPages(pages, out) : writeParquetPages(async () => (await pages.next()).value?.text ?? null, fields, out))
+          .catch((e: unknown) => { removeShort(out); throw e; });
         process.stderr.write(`export: ${rows.toLocaleString('en-US')} rows -> ${out} in ${secondsText((performance.now() - t0) / 1000)}\n`);
       } finally {
         await off.close();

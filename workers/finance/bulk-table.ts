@@ -15,12 +15,12 @@
 // under the temp names given; the thread that asked seals or removes them.
 
 import { createWriteStream, rmSync } from 'node:fs';
-import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { csvBytes } from '../../src/bytes/csv-writer.js';
 import type * as ParquetWasm from 'parquet-wasm';
 import { GzipPieces } from '../../src/bytes/page-coder.js';
-import { parquetWasm, writerProperties } from '../../src/bytes/parquet-writer.js';
+import { writeParquetStream, writerProperties } from '../../src/bytes/parquet-writer.js';
+import { writeDrained } from '../../src/bytes/write-drained.js';
 import type { BulkTableArgs, BulkTableResult } from '../../src/finance/bulk-job.js';
 import { moneyTable } from '../../src/finance/money-table.js';
 import type { TableCtx } from '../../src/finance/table-ctx.js';
@@ -46,18 +46,8 @@ function* slices(t: TableCtx, a: BulkTableArgs, rowsSeen: () => { rows: number; 
   }
 }
 
-/** Until the stream drains (or fails): each listener goes when the other fires, so none piles up over the slices. */
-function drained(s: NodeJS.WritableStream): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const ok = (): void => { s.off('error', failed); resolve(); };
-    const failed = (e: Error): void => { s.off('drain', ok); reject(e); };
-    s.once('drain', ok).once('error', failed);
-  });
-}
-
 /** Writes the year's .csv.gz and .parquet of the table at a.csvGz and a.parquet; their row count. */
 export async function bulkTable(c: FinanceView, t: TableCtx, a: BulkTableArgs): Promise<BulkTableResult> {
-  const p = parquetWasm();
   const gzip = new GzipPieces(a.gzipLevel);
   const csvFile = createWriteStream(a.csvGz, { mode: 0o644 });
   const csvDone = finished(csvFile);
@@ -80,21 +70,15 @@ export async function bulkTable(c: FinanceView, t: TableCtx, a: BulkTableArgs): 
       const batch = bulkBatch(table, a.columns);
       rows += table.n;
       cpu += performance.now() - t0;
-      if (!csvFile.write(gzip.push(csv))) await drained(csvFile);
+      await writeDrained(csvFile, gzip.push(csv));
       return batch;
     }
     return null;
   };
   try {
-    const batches = new ReadableStream<ParquetWasm.RecordBatch>({
-      async pull(controller) {
-        const batch = await next();
-        if (batch === null) controller.close();
-        else controller.enqueue(batch);
-      },
-    });
-    const bytes = await p.transformParquetStream(batches, writerProperties([], a.codec));
-    await bytes.pipeTo(Writable.toWeb(createWriteStream(a.parquet, { mode: 0o644 })) as WritableStream<Uint8Array>);
+    // A slice that fails rejects this (else both files would be sealed short and served as whole, immutable:
+    // test/write-failures.test.ts), and the catch removes them.
+    await writeParquetStream(next, writerProperties([], a.codec), a.parquet);
     csvFile.end(gzip.end());
     await csvDone;
     return { rows, slices: count, cpuMs: Math.round(cpu) };

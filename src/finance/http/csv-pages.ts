@@ -8,6 +8,7 @@
 import { createWriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
+import { writeDrained } from '../../bytes/write-drained.js';
 import { linkTarget } from '../../client/index.js';
 import type { FinanceCtx } from '../context.js';
 import { Progress } from '../../progress.js';
@@ -90,14 +91,8 @@ export class CsvSink {
     // Every page starts with the header line; the file keeps one.
     const text = this.first ? page.text : page.text.slice(page.text.indexOf('\r\n') + 2);
     this.first = false;
-    await new Promise<void>((resolve, reject) => {
-      if (this.failed) { reject(this.failed); return; }
-      if (this.sink.write(text)) { resolve(); return; }
-      // Each listener goes when the other fires: a listener left per page would pile up over a long export.
-      const drained = (): void => { this.sink.off('error', failed); resolve(); };
-      const failed = (e: Error): void => { this.sink.off('drain', drained); reject(e); };
-      this.sink.once('drain', drained).once('error', failed);
-    });
+    if (this.failed) throw this.failed;
+    await writeDrained(this.sink, text);
     this.rows += page.rows;
   }
 

@@ -5,11 +5,10 @@
 // groups of up to 2^20 rows. Parsing the API's own CSV keeps the export the
 // API's rows by construction.
 
-import { createWriteStream } from 'node:fs';
-import { Writable } from 'node:stream';
-import { transformParquetStream, type RecordBatch } from 'parquet-wasm';
+import type { RecordBatch } from 'parquet-wasm';
 import { csvRecords } from '../../client/index.js';
 import { recordBatch, writerProperties, type ColumnSpec } from '../../corpus/parquet-write.js';
+import { writeParquetStream } from '../../bytes/parquet-writer.js';
 import type { FieldDoc } from '../../server/route-spec.js';
 import type { BulkColumn, BulkKind } from '../bulk-job.js';
 
@@ -55,23 +54,18 @@ async function batchOf(csv: string, fields: FieldDoc[]): Promise<RecordBatch | n
   return recordBatch(columns);
 }
 
-/** Writes the pages as one parquet file; resolves with the rows written. */
+/** Writes the pages as one parquet file; resolves with the rows written, rejects when a page failed (test/write-failures.test.ts). */
 export async function writeParquetPages(next: NextPage, fields: FieldDoc[], out: string): Promise<number> {
   let rows = 0;
-  const batches = new ReadableStream<RecordBatch>({
-    async pull(controller) {
-      for (;;) {
-        const csv = await next();
-        if (csv === null) { controller.close(); return; }
-        const b = await batchOf(csv, fields);
-        if (b === null) continue;
-        rows += b.numRows;
-        controller.enqueue(b);
-        return;
-      }
-    },
-  });
-  const bytes = await transformParquetStream(batches, writerProperties());
-  await bytes.pipeTo(Writable.toWeb(createWriteStream(out)) as WritableStream);
+  await writeParquetStream(async () => {
+    for (;;) {
+      const csv = await next();
+      if (csv === null) return null;
+      const b = await batchOf(csv, fields);
+      if (b === null) continue;
+      rows += b.numRows;
+      return b;
+    }
+  }, writerProperties(), out);
   return rows;
 }
