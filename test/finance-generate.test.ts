@@ -2,11 +2,12 @@
 // size: the real layout, deterministic whatever the thread count, grown from
 // the fixture's own tables, and loadable by the server's loader.
 
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FULL_YEARS } from '../dist/src/finance/generate.js';
 import { ROOT } from './helpers/server.js';
@@ -17,17 +18,18 @@ const ROWS = 1_000_000;
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'civicstream-gen-'));
 const one = path.join(tmp, 'one-worker'), two = path.join(tmp, 'two-workers');
 
-const generate = (out: string, workers: number): string =>
-  execFileSync(process.execPath, [path.join(ROOT, 'dist/scripts/generate-finance-full.js'), '--out', out, '--rows', String(ROWS), '--seed', '11', '--workers', String(workers)], { encoding: 'utf8', stdio: 'pipe', timeout: 240_000 });
+// Run without blocking this process (vitest's worker waits at most 60 s for its loop to answer the runner).
+const generate = async (out: string, workers: number): Promise<string> =>
+  (await promisify(execFile)(process.execPath, [path.join(ROOT, 'dist/scripts/generate-finance-full.js'), '--out', out, '--rows', String(ROWS), '--seed', '11', '--workers', String(workers)], { encoding: 'utf8', timeout: 240_000 })).stdout;
 
 interface Part { year: number; path: string; sha256: string; row_count: number; size_bytes: number }
 const manifest = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as { files: { long_partitions: Part[]; metadata: { path: string; sha256: string }[] } };
 const sha = (file: string): string => createHash('sha256').update(readFileSync(file)).digest('hex');
 const long = (dir: string, year: number): string => `read_parquet('${path.join(dir, `data/long/year=${year}/part-0.parquet`)}')`;
 
-beforeAll(() => {
-  generate(one, 1);
-  generate(two, 2);
+beforeAll(async () => {
+  await generate(one, 1);
+  await generate(two, 2);
 }, 480_000);
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
