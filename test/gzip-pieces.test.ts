@@ -77,7 +77,7 @@ describe('GzipPieces, the bulk build\'s gzip on the calling thread', () => {
   it('(one stream) is one member: the trailer holds the whole input\'s CRC-32 and length', () => {
     const { input, gz } = code(true, SIZES);
     expect([gz.readUInt32LE(gz.length - 8), gz.readUInt32LE(gz.length - 4)]).toEqual([crc32(input), input.length]);
-    // The magic bytes once, at the start: no second member's header follows a piece.
+    // A gzip header at the start; the trailer above, over the whole input, is what says there is one member.
     expect(gz.subarray(0, 3).equals(Buffer.from([0x1f, 0x8b, 0x08]))).toBe(true);
   });
 
