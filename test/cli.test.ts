@@ -2,7 +2,7 @@
 // built entry), its output compared with the API's for the same question.
 
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -144,17 +144,36 @@ async function apiPages(query: string, header: boolean, route = 'spending'): Pro
 }
 
 describe('civicstream export', () => {
-  it('that fails partway (a file-size limit the output outgrows) exits non-zero naming the cause and leaves no file, CSV and Parquet', async () => {
-    // County 2011-2020 is about 8.5 MB of CSV and 400 KB of Parquet: both outgrow 300 KB, the Parquet file only as
-    // its writer ends (parquet-wasm's stream writer would have closed it short as if whole after a failed page).
+  it('that fails leaves --out as it was (a file there kept, none made) and no temporary file: refused at once, or partway by a file-size limit, CSV and Parquet', async () => {
+    // County 2011-2020 is about 6.8 MB of CSV and 400 KB of Parquet: both outgrow a 300 KB limit, the Parquet file
+    // only as its writer ends; years 1800 are refused at the first page, before anything is written.
+    const dir = mkdtempSync(path.join(tmp, 'failed-export-'));
     for (const format of ['csv', 'parquet']) {
-      const out = path.join(tmp, `short.${format}`);
-      const r = await cli(['export', '--data', V6, '--years', '2011-2020', '--type', 'county', '--format', format, '--out', out], {}, 300);
-      expect([format, r.code]).toEqual([format, 1]);
-      expect(r.stderr).toContain('EFBIG');
-      expect(r.stderr).not.toContain(`-> ${out}`);
-      expect(existsSync(out), `${format}: the short file is left`).toBe(false);
+      for (const [why, years, limit] of [['refused', '1800', undefined], ['EFBIG', '2011-2020', 300]] as const) {
+        const kept = path.join(dir, `kept.${format}`), fresh = path.join(dir, `fresh.${format}`);
+        writeFileSync(kept, 'a file the user had\n');
+        for (const out of [kept, fresh]) {
+          const r = await cli(['export', '--data', V6, '--years', years, '--type', 'county', '--format', format, '--out', out], {}, limit);
+          expect([format, why, r.code === 0]).toEqual([format, why, false]);
+          if (why === 'EFBIG') expect(r.stderr).toContain('EFBIG');
+          expect(r.stderr).not.toContain(`-> ${out}`);
+        }
+        expect(readFileSync(kept, 'utf8'), `${format} ${why}: the file there`).toBe('a file the user had\n');
+        expect(readdirSync(dir).sort(), `${format} ${why}: no short or temporary file`).toEqual([`kept.${format}`, ...(format === 'parquet' ? ['kept.csv'] : [])].sort());
+      }
     }
+  }, 240_000);
+
+  it('replaces --out only once the file is whole, following a symbolic link to the file it names', async () => {
+    const dir = mkdtempSync(path.join(tmp, 'export-link-'));
+    const real = path.join(dir, 'real.csv'), link = path.join(dir, 'link.csv');
+    writeFileSync(real, 'old\n');
+    symlinkSync(real, link);
+    const r = await cli(['export', '--data', V6, '--years', '2020', '--state', 'DE', '--out', link]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(real, 'utf8')).toBe(await apiPages('years=2020&state=DE', true));
+    expect(readdirSync(dir).sort()).toEqual(['link.csv', 'real.csv']);
   }, 120_000);
 
   it('writes a whole flat table past the 50,000-row page as one CSV with one header, equal to the API\'s pages', async () => {

@@ -25,6 +25,7 @@ import { createWriteStream, existsSync, mkdtempSync, readdirSync, rmSync, symlin
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { writeDrained } from '../dist/src/bytes/write-drained.js';
 import { readConfig } from '../dist/src/config.js';
@@ -113,9 +114,18 @@ describe('a write that waits for the stream (writeDrained: the export\'s CSV, th
     s.on('error', () => {});
     // The first write is taken; the disk's refusal comes a turn later and destroys the stream.
     await writeDrained(s, Buffer.alloc(1000));
-    await new Promise((r) => setTimeout(r, 100));
+    await finished(s).catch(() => {});
     expect(s.destroyed).toBe(true);
     expect(await within(writeDrained(s, Buffer.alloc(1000)).then(() => 'resolved', (e: NodeJS.ErrnoException) => e.code ?? e.message), 5_000)).toBe('ENOSPC');
+  });
+
+  it('rejects when the stream is destroyed while the write waits (closed with no drain and no error)', async () => {
+    const w = slow(200);
+    await writeDrained(w, 'one');
+    const waiting = writeDrained(w, 'two').then(() => 'resolved', (e: Error) => e.message);
+    setTimeout(() => w.destroy(), 20);
+    expect(await within(waiting, 5_000)).toBe('the file stream closed while a write waited');
+    expect([w.listenerCount('drain'), w.listenerCount('close')]).toEqual([0, 0]);
   });
 });
 
@@ -140,6 +150,26 @@ describe('the export\'s Parquet pages', () => {
     const outcome = await writeParquetPages(next, fields as never, path.join(tmp, 'export-short.parquet')).then((n) => `resolved with ${n} rows`, (e: Error) => e.message);
     expect(outcome).toBe('injected: the third page failed');
   });
+
+  it('rejects with the cause when the first page fails (not the writer\'s own "Dyn casting error"), and names an empty table', async () => {
+    const failing = async (): Promise<string | null> => { throw new Error('injected: the first page failed'); };
+    expect(await writeParquetPages(failing, fields as never, path.join(tmp, 'export-first.parquet')).then(() => 'resolved', (e: Error) => e.message)).toBe('injected: the first page failed');
+    expect(await writeParquetPages(async () => null, fields as never, path.join(tmp, 'export-empty.parquet')).then(() => 'resolved', (e: Error) => e.message)).toMatch(/^no rows to write/);
+  });
+
+  it('rejects when the writer drops a page it cannot write (another schema), which it closes the file without', async () => {
+    let k = 0;
+    // The second page's columns come in the other order: its batch's schema differs from the first's.
+    const swapped = (n: number): string => `state,year\n${Array.from({ length: 100 }, (_, i) => `S${i},${2000 + ((n + i) % 20)}`).join('\n')}\n`;
+    const next = async (): Promise<string | null> => (k < 3 ? (k++ === 1 ? swapped(k) : page(k)) : null);
+    const out = path.join(tmp, 'export-dropped.parquet');
+    const outcome = await writeParquetPages(next, fields as never, out).then((n) => `resolved with ${n} rows`, (e: Error) => e.message);
+    expect(outcome).toMatch(/^the Parquet file holds (\d+) of the 300 rows written to it$/);
+    // What the file held: DuckDB's count, the figure the message gives.
+    const [{ n }] = await query(`SELECT count(*)::INTEGER AS n FROM read_parquet('${out}')`) as [{ n: number }];
+    expect(n).toBeLessThan(300);
+    expect(outcome).toContain(`holds ${n} of`);
+  });
 });
 
 describe('a bulk table that fails partway', () => {
@@ -154,13 +184,13 @@ describe('a bulk table that fails partway', () => {
     expect(readdirSync(dir).sort()).toEqual(['t.csv.gz', 't.parquet']);
   }, 60_000);
 
-  it('rejects with the cause when a slice after the first fails, and leaves no file', async () => {
+  it.each([1, 5])('rejects with the cause when slice %i fails, and leaves no file', async (failAt) => {
     const dir = mkdtempSync(path.join(tmp, 'slice-'));
     injected.calls = 0;
-    injected.failAt = 5;
+    injected.failAt = failAt;
     const outcome = await within(run(dir).then(() => 'resolved', (e: Error) => e.message), 30_000);
     expect(outcome).toBe('injected: this slice failed');
-    expect(injected.calls).toBe(5);
+    expect(injected.calls).toBe(failAt);
     expect(readdirSync(dir)).toEqual([]);
   }, 60_000);
 

@@ -1,12 +1,15 @@
-// A table's page as a Parquet file (issue 19): the Arrow table of
-// arrow-writer.ts handed to parquet-wasm's writer, which keeps the schema's
-// key-value metadata in the file's footer. One row group a page.
+// Parquet from this server's tables. A table's page as one file (issue 19):
+// the Arrow table of arrow-writer.ts handed to parquet-wasm's writer, which
+// keeps the schema's key-value metadata in the file's footer, one row group a
+// page. And a file of many batches written as they are made
+// (writeParquetStream: the bulk files, civicstream export), held to the rows
+// handed to it.
 //
-// parquet-wasm is loaded on the first Parquet page, synchronously (its Node
-// build is CommonJS and reads its .wasm with readFileSync): a worker that
-// never writes Parquet never instantiates the module (about 5 MB).
+// parquet-wasm is loaded on first use, synchronously (its Node build is
+// CommonJS and reads its .wasm with readFileSync): a worker that never writes
+// Parquet never instantiates the module (about 5 MB).
 
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, openAsBlob } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
 import { tableToIPC } from 'apache-arrow';
@@ -16,7 +19,7 @@ import type { ColumnTable } from './column-table.js';
 
 let wasm: typeof ParquetWasm | undefined;
 
-/** parquet-wasm, loaded once per thread on first use (the pages' writer here, the bulk files' in workers/finance/bulk-table.ts). */
+/** parquet-wasm, loaded once per thread on first use (the writers here). */
 export function parquetWasm(): typeof ParquetWasm {
   wasm ??= createRequire(import.meta.url)('parquet-wasm') as typeof ParquetWasm;
   return wasm;
@@ -46,13 +49,15 @@ export function parquetBytes(t: ColumnTable, metadata: [string, string][]): Uint
 
 /**
  * Record batches, pulled one at a time from next (null: no more), written by parquet-wasm's streamed writer into
- * the file at out; rejects when a pull failed. The writer itself skips a batch whose pull failed and closes the
- * file as if whole (parquet-wasm 0.8, src/writer_async.rs: `if let Ok(batch)`), which would make a file short by
- * every row after the failure look like a good one (the bulk files, civicstream export): the failure is kept here
- * and thrown once the writer is done. The caller removes the file.
+ * the file at out; rejects unless the file holds every row pulled. The writer is lenient where a file must not be
+ * (parquet-wasm 0.8, src/writer_async.rs): it skips a batch whose pull failed, drops one it cannot write (a schema
+ * that differs) and closes the file as if whole, which would make a short file look like a good one (the bulk
+ * files, civicstream export). So a failed pull is kept and thrown once the writer is done, and the footer's row
+ * count is held to the rows pulled. The caller removes the file.
  */
 export async function writeParquetStream(next: () => Promise<ParquetWasm.RecordBatch | null>, properties: ParquetWasm.WriterProperties, out: string): Promise<void> {
   let failure: { error: unknown } | null = null;
+  let pulled = 0;
   const batches = new ReadableStream<ParquetWasm.RecordBatch>({
     async pull(controller) {
       let batch: ParquetWasm.RecordBatch | null;
@@ -63,10 +68,30 @@ export async function writeParquetStream(next: () => Promise<ParquetWasm.RecordB
         throw error;
       }
       if (batch === null) controller.close();
-      else controller.enqueue(batch);
+      else {
+        pulled += batch.numRows;
+        controller.enqueue(batch);
+      }
     },
   });
-  const bytes = await parquetWasm().transformParquetStream(batches, properties);
-  await bytes.pipeTo(Writable.toWeb(createWriteStream(out, { mode: 0o644 })) as WritableStream<Uint8Array>);
-  if (failure !== null) throw (failure as { error: unknown }).error;
+  const kept = (): { error: unknown } | null => failure;
+  try {
+    const bytes = await parquetWasm().transformParquetStream(batches, properties);
+    await bytes.pipeTo(Writable.toWeb(createWriteStream(out, { mode: 0o644 })) as WritableStream<Uint8Array>);
+  } catch (e) {
+    // With no first batch (its pull failed, or there were no rows) the writer rejects with its own "Dyn casting error".
+    const f = kept();
+    if (f !== null) throw f.error;
+    throw pulled === 0 ? new Error('no rows to write: a Parquet file is not written for an empty table') : e;
+  }
+  const f = kept();
+  if (f !== null) throw f.error;
+  const file = await parquetWasm().ParquetFile.fromFile(await openAsBlob(out));
+  let written: number;
+  try {
+    written = file.metadata().fileMetadata().numRows();
+  } finally {
+    file.free();
+  }
+  if (written !== pulled) throw new Error(`the Parquet file holds ${written} of the ${pulled} rows written to it`);
 }

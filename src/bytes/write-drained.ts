@@ -15,9 +15,12 @@ export function writeDrained(s: Writable, chunk: Uint8Array | string): Promise<v
   if (before !== null) return Promise.reject(before);
   if (s.write(chunk)) return Promise.resolve();
   return new Promise<void>((resolve, reject) => {
-    // Each listener goes when the other fires, so none piles up over a long file.
-    const ok = (): void => { s.off('error', failed); resolve(); };
-    const failed = (e: Error): void => { s.off('drain', ok); reject(e); };
-    s.once('drain', ok).once('error', failed);
+    // The listeners all go when one fires, so none piles up over a long file. A stream destroyed while the write
+    // waits (its writer given up elsewhere) closes with no drain and, destroyed without a cause, no error.
+    const off = (): void => { s.off('drain', ok).off('error', failed).off('close', closed); };
+    const ok = (): void => { off(); resolve(); };
+    const failed = (e: Error): void => { off(); reject(e); };
+    const closed = (): void => { off(); reject(s.errored ?? new Error('the file stream closed while a write waited')); };
+    s.once('drain', ok).once('error', failed).once('close', closed);
   });
 }

@@ -5,7 +5,7 @@
 // API's byte for byte.
 
 import { spawn } from 'node:child_process';
-import { existsSync, lstatSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONFIG_VARS, PROJECT_ROOT, readConfig } from '../config.js';
@@ -19,6 +19,7 @@ import { csvPages, writeCsvPages } from '../finance/http/csv-pages.js';
 import { bulkOf } from '../finance/bulk-set.js';
 import { prebuild } from '../finance/http/bulk-start.js';
 import { prebuiltDir } from '../finance/bulk-store.js';
+import { outFile } from './out-file.js';
 import { secondsText } from '../progress.js';
 
 interface Command {
@@ -32,13 +33,6 @@ const dist = (rel: string): string => fileURLToPath(new URL(`../../${rel}`, impo
 const envFlag = (env: string): string => `--${env.toLowerCase().replaceAll('_', '-')}`;
 
 /** Runs one of the project's scripts with the rest of the arguments, as its own process. */
-/** An export that failed leaves no short file that looks whole: a regular file is removed (never a device or a pipe given as --out). */
-function removeShort(out: string): void {
-  try {
-    if (lstatSync(out).isFile()) rmSync(out, { force: true });
-  } catch { /* nothing was written */ }
-}
-
 const script = (rel: string) => async (a: Args): Promise<void> => {
   const code = await new Promise<number>((resolve) => {
     const p = spawn(process.execPath, [dist(rel), ...a.rest], { stdio: 'inherit' });
@@ -87,7 +81,7 @@ const COMMANDS: Command[] = [
   {
     name: 'export',
     summary: 'Write a whole flat table (spending or revenue, harmonized by default) as CSV or parquet, streamed, any size.',
-    usage: 'civicstream export --out <file> [--data <mirror>] [--route spending|revenue] [--years 1967-2024] [--format csv|parquet] [--<parameter> <value>]...\n\nPages through the flat route 50,000 rows at a time and writes one CSV (one header) or one parquet file (a row group a page, typed columns), with a progress bar on stderr.\nOther flags are the route\'s parameters (--state, --type, --basis, ...). With no --govid, --state or --type: every government, type by type.',
+    usage: 'civicstream export --out <file> [--data <mirror>] [--route spending|revenue] [--years 1967-2024] [--format csv|parquet] [--<parameter> <value>]...\n\nPages through the flat route 50,000 rows at a time and writes one CSV (one header) or one parquet file (typed columns, row groups of up to 2^20 rows), with a progress bar on stderr; a failed export leaves --out as it was.\nOther flags are the route\'s parameters (--state, --type, --basis, ...). With no --govid, --state or --type: every government, type by type.',
     run: async (a) => {
       const out = a.flags.get('out');
       if (!out) throw new CliError('export: --out <file> is required');
@@ -108,8 +102,10 @@ const COMMANDS: Command[] = [
         const pages = csvPages(off.service, QUERY_ROUTES[route]!, selections, { label: 'export', fail: (m) => new CliError(m) });
         const fields = off.ctx.routes.find((r) => r.path === QUERY_ROUTES[route])!.rowFields ?? [];
         const t0 = performance.now();
-        const rows = await (format === 'csv' ? writeCsvPages(pages, out) : writeParquetPages(async () => (await pages.next()).value?.text ?? null, fields, out))
-          .catch((e: unknown) => { removeShort(out); throw e; });
+        const file = outFile(out);
+        const rows = await (format === 'csv' ? writeCsvPages(pages, file.path) : writeParquetPages(async () => (await pages.next()).value?.text ?? null, fields, file.path))
+          .catch((e: unknown) => { file.failed(); throw e; });
+        file.done();
         process.stderr.write(`export: ${rows.toLocaleString('en-US')} rows -> ${out} in ${secondsText((performance.now() - t0) / 1000)}\n`);
       } finally {
         await off.close();

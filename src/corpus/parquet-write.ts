@@ -34,7 +34,7 @@ export function parquetBytes(columns: ColumnSpec[]): Uint8Array {
   return writeParquet(wasmTable(columns), writerProperties());
 }
 
-/** The columns as one record batch, for a streamed writer (transformParquetStream). */
+/** The columns as one record batch, for a streamed writer (src/bytes/parquet-writer.ts writeParquetStream). */
 export const recordBatch = (columns: ColumnSpec[]): RecordBatch => wasmTable(columns).recordBatch(0)!;
 
 export function writeParquetFile(file: string, columns: ColumnSpec[]): Uint8Array {

@@ -104,9 +104,17 @@ export class CsvSink {
   }
 }
 
-/** Writes the pages as one CSV file; resolves with the rows written. */
+/** Writes the pages as one CSV file; resolves with the rows written. On a failure its file is closed (and may be removed) before it rejects. */
 export async function writeCsvPages(pages: AsyncIterable<CsvPage>, out: string): Promise<number> {
-  const sink = new CsvSink(createWriteStream(out));
-  for await (const page of pages) await sink.page(page);
+  const stream = createWriteStream(out);
+  const sink = new CsvSink(stream);
+  try {
+    for await (const page of pages) await sink.page(page);
+  } catch (e) {
+    // The file opens asynchronously: until its stream has closed, a removal could come before the open creates it.
+    stream.destroy();
+    await finished(stream).catch(() => {});
+    throw e;
+  }
   return sink.close();
 }
