@@ -14,9 +14,7 @@ import path from 'node:path';
 import { crc32, gunzipSync } from 'node:zlib';
 import { tableFromIPC } from 'apache-arrow';
 import { readParquet } from 'parquet-wasm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { readConfig } from '../dist/src/config.js';
-import { financeService, loadFinance } from '../dist/src/finance/http/service.js';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { BuildThreads } from '../dist/src/finance/build-threads.js';
 import { BuildStopped, buildTable } from '../dist/src/finance/http/bulk-build.js';
 import { drain } from '../dist/src/server/lifecycle.js';
@@ -24,22 +22,16 @@ import { buildTasks } from '../dist/src/finance/http/bulk-work.js';
 import { lowerThisThread } from '../dist/workers/thread-priority.js';
 import { referenceBuild } from './helpers/bulk-reference.js';
 import { query } from './helpers/duckdb.js';
+import { readConfig } from '../dist/src/config.js';
+import { financeService, loadFinance } from '../dist/src/finance/http/service.js';
+import { useFixtureService } from './helpers/fixture-ctx.js';
 import { ROOT } from './helpers/server.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'civicstream-bulk-build-'));
+const fixture = useFixtureService(2);
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-let ctx: any, service: any;
-
-beforeAll(async () => {
-  const config = readConfig({ ...process.env, FINANCE_DATA: path.join(ROOT, 'fixtures/finance/v6'), WORKERS: '2' });
-  ctx = await loadFinance(config);
-  service = { ...financeService(ctx, config), cache: undefined, timeoutMs: undefined, accessLog: false };
-}, 60_000);
-
-afterAll(async () => {
-  await ctx?.pool.close();
-  rmSync(tmp, { recursive: true, force: true });
-});
+const ctx = (): any => fixture.ctx(), service = (): any => fixture.service();
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 /** The Arrow schema parquet-wasm reads from a Parquet file: each field's name, type and nullability. */
 function arrowSchema(file: string): string[] {
@@ -86,8 +78,8 @@ describe('a year built on a build thread', () => {
   for (const table of ['spending', 'revenue'] as const) {
     for (const which of ['latest', 'earliest'] as const) {
       it(`${table}, ${which} year: the same CSV bytes, and the same Parquet schema, types and rows, as the walk over the CSV pages`, async () => {
-        const years: number[] = ctx.catalog.years;
-        await compareYear(service, 'v6', which === 'latest' ? Math.max(...years) : Math.min(...years), table);
+        const years: number[] = ctx().catalog.years;
+        await compareYear(service(), 'v6', which === 'latest' ? Math.max(...years) : Math.min(...years), table);
       }, 120_000);
     }
   }
@@ -129,7 +121,7 @@ describe.runIf(process.platform === 'linux')('the build threads', () => {
   /** Builds three tables on `threads` build threads, watching /proc meanwhile: the threads seen at nice 19, the most at once. */
   async function build(threads: number): Promise<{ done: number[]; run: { threads: number; nice: number[] }; most: number; seen: number; after: number[] }> {
     const dir = mkdtempSync(path.join(tmp, 'threads-'));
-    const year = Math.max(...(ctx.catalog.years as number[]));
+    const year = Math.max(...(ctx().catalog.years as number[]));
     const tasks = [{ year, table: 'revenue' }, { year: year - 1, table: 'revenue' }, { year, table: 'spending' }];
     const done: number[] = [];
     const seen = new Set<number>();
@@ -142,7 +134,7 @@ describe.runIf(process.platform === 'linux')('the build threads', () => {
         await new Promise((r) => setTimeout(r, 5));
       }
     })();
-    const run = await buildTasks(service, dir, tasks, { threads }, (i: number, files: unknown[] | null) => { expect(files).toHaveLength(2); done.push(i); });
+    const run = await buildTasks(service(), dir, tasks, { threads }, (i: number, files: unknown[] | null) => { expect(files).toHaveLength(2); done.push(i); });
     building = false;
     await watch;
     // The threads end with the build: none is left at nice 19.
@@ -173,9 +165,9 @@ describe.runIf(process.platform === 'linux')('the build threads', () => {
 describe('a build when the server drains', () => {
   it('stops the table under way and leaves no temp file behind; the next table is not started, the build threads end', async () => {
     const dir = mkdtempSync(path.join(tmp, 'drain-'));
-    const year = Math.max(...(ctx.catalog.years as number[]));
+    const year = Math.max(...(ctx().catalog.years as number[]));
     const done: number[] = [];
-    const build = buildTasks(service, dir, [{ year, table: 'spending' }, { year, table: 'revenue' }], { threads: 1 }, (i: number) => done.push(i));
+    const build = buildTasks(service(), dir, [{ year, table: 'spending' }, { year, table: 'revenue' }], { threads: 1 }, (i: number) => done.push(i));
     build.catch(() => {});
     // Once the job has begun writing its temp files.
     for (let t = 0; t < 200 && readdirSync(dir).length === 0; t++) await new Promise((r) => setTimeout(r, 10));
@@ -187,9 +179,9 @@ describe('a build when the server drains', () => {
     // The thread whose job was stopped is terminated, not waited for, so it may take a moment to go.
     if (process.platform === 'linux') expect(await atNice19Soon()).toEqual([]);
     // A table asked for after the drain is not started at all.
-    const threads = new BuildThreads(ctx, 1, () => {});
+    const threads = new BuildThreads(ctx(), 1, () => {});
     try {
-      await expect(buildTable(service, threads, dir, year, 'revenue')).rejects.toBeInstanceOf(BuildStopped);
+      await expect(buildTable(service(), threads, dir, year, 'revenue')).rejects.toBeInstanceOf(BuildStopped);
     } finally {
       await threads.close();
     }

@@ -26,17 +26,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { writeDrained } from '../dist/src/bytes/write-drained.js';
-import { readConfig } from '../dist/src/config.js';
-import { financeService, loadFinance } from '../dist/src/finance/http/service.js';
 import { bulkTableArgs } from '../dist/src/finance/http/bulk-build.js';
 import { writeParquetPages } from '../dist/src/finance/http/parquet-pages.js';
 import { tableCtxOf, tableNames } from '../dist/src/finance/table-ctx.js';
 import { attachFinance } from '../dist/workers/finance/corpus.js';
 import { bulkTable } from '../dist/workers/finance/bulk-table.js';
 import { query } from './helpers/duckdb.js';
-import { ROOT } from './helpers/server.js';
+import { useFixtureService } from './helpers/fixture-ctx.js';
 
 /** The money job's calls, and the call that throws (0: none). */
 const injected = vi.hoisted(() => ({ calls: 0, failAt: 0 }));
@@ -53,24 +51,15 @@ vi.mock('../dist/workers/finance/money.js', async (importOriginal) => {
 });
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'civicstream-bulk-failures-'));
+const fixture = useFixtureService(1);
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-let ctx: any, service: any;
-
-beforeAll(async () => {
-  const config = readConfig({ ...process.env, FINANCE_DATA: path.join(ROOT, 'fixtures/finance/v6'), WORKERS: '1' });
-  ctx = await loadFinance(config);
-  service = { ...financeService(ctx, config), cache: undefined, timeoutMs: undefined, accessLog: false };
-}, 60_000);
-
-afterAll(async () => {
-  await ctx?.pool.close();
-  rmSync(tmp, { recursive: true, force: true });
-});
+const ctx = (): any => fixture.ctx(), service = (): any => fixture.service();
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 /** Spending 2020 as the build writes it, in slices of about 2,000 rows, into dir. */
 function run(dir: string, csvGz = path.join(dir, 't.csv.gz')): Promise<{ rows: number; slices: number }> {
-  const a = { ...bulkTableArgs(service, 2020, 'spending', { csvGz, parquet: path.join(dir, 't.parquet') }), sliceRows: 2_000 };
-  return bulkTable(attachFinance(ctx.columns), tableCtxOf(ctx.engine, tableNames(ctx.catalog)), a);
+  const a = { ...bulkTableArgs(service(), 2020, 'spending', { csvGz, parquet: path.join(dir, 't.parquet') }), sliceRows: 2_000 };
+  return bulkTable(attachFinance(ctx().columns), tableCtxOf(ctx().engine, tableNames(ctx().catalog)), a);
 }
 
 /** The promise's outcome, or 'hung' after ms. */
