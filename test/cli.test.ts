@@ -164,7 +164,7 @@ describe('civicstream export', () => {
     }
   }, 240_000);
 
-  it('replaces --out only once the file is whole, following a symbolic link to the file it names', async () => {
+  it('follows a symbolic link given as --out: the file it names gets the export, the link stays a link, no temporary file is left', async () => {
     const dir = mkdtempSync(path.join(tmp, 'export-link-'));
     const real = path.join(dir, 'real.csv'), link = path.join(dir, 'link.csv');
     writeFileSync(real, 'old\n');

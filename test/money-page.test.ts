@@ -97,7 +97,9 @@ describe('pages written in a worker', () => {
       if (q.where !== 'given up') arena.release(lease);
       expect(arena.available).toBe(1);
       if (q.coding && !r.cut) (r.inSlot ? codedIn : codedOut).push(1);
-    }), { numRuns: 240 });
+    // A fixed seed (PROPERTY_SEED to sweep others): with a fresh one each run, a run of 240 draws now and then held
+    // no coded page that outgrew its slot, and the coverage check below failed with the code right (a full npm test, 2026-11-28).
+    }), { numRuns: 240, seed: Number(process.env.PROPERTY_SEED ?? 20261128) });
     // Coded pages both fit their slot and outgrew it.
     expect(codedIn.length).toBeGreaterThan(0);
     expect(codedOut.length).toBeGreaterThan(0);

@@ -4,7 +4,8 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Bool, Dictionary, Float64, Int32, Table, Utf8, makeVector, tableToIPC, vectorFromArray, type Vector } from 'apache-arrow';
-import { Compression, Table as WasmTable, WriterPropertiesBuilder, writeParquet, type RecordBatch, type WriterProperties } from 'parquet-wasm';
+import { Table as WasmTable, writeParquet, type RecordBatch, type WriterProperties } from 'parquet-wasm';
+import { writerProperties as pageWriterProperties } from '../bytes/parquet-writer.js';
 
 export type ColumnSpec =
   | { name: string; type: 'utf8'; values: (string | null)[] }
@@ -23,9 +24,8 @@ function vector(c: ColumnSpec): Vector {
   }
 }
 
-/** zstd, dictionary-encoded, row groups of up to 2^20 rows. */
-export const writerProperties = (): WriterProperties =>
-  new WriterPropertiesBuilder().setCompression(Compression.ZSTD).setDictionaryEnabled(true).setMaxRowGroupSize(1 << 20).build();
+/** zstd, dictionary-encoded, row groups of up to 2^20 rows: the answer pages' and bulk files' settings, with no footer metadata (the same bytes as before they were shared). */
+export const writerProperties = (): WriterProperties => pageWriterProperties([]);
 
 const wasmTable = (columns: ColumnSpec[]): WasmTable =>
   WasmTable.fromIPCStream(tableToIPC(new Table(Object.fromEntries(columns.map((c) => [c.name, vector(c)]))), 'stream'));
