@@ -123,3 +123,23 @@ describe('governmentMajor', () => {
     }
   }, 60_000);
 });
+
+describe('the engine catalog, built once per catalog', () => {
+  it('is the same build for the same catalog and a copy with equal years, and built again when the codes grow', async () => {
+    const { buildEngineCatalog } = await import('../dist/src/finance/engine-catalog.js');
+    const cat = structuredClone(fixture().catalog);
+    const first = buildEngineCatalog(cat);
+    expect(buildEngineCatalog(cat)).toBe(first);
+    expect(buildEngineCatalog({ ...cat, years: [...cat.years] })).toBe(first);
+    // A code found in the partitions grows the same array: the build after it has the code.
+    cat.codes.push('ZZ9');
+    cat.codeId.set('ZZ9', cat.codes.length - 1);
+    const grown = buildEngineCatalog(cat);
+    expect(grown).not.toBe(first);
+    expect(grown.nCodes).toBe(first.nCodes + 1);
+    // What a catalog never built before gives (a fresh clone): the same engine, field by field.
+    expect(grown).toStrictEqual(buildEngineCatalog(structuredClone(cat)));
+    // Other years: not the same catalog.
+    expect(buildEngineCatalog({ ...cat, years: cat.years.slice(1) })).not.toBe(grown);
+  });
+});
