@@ -4,9 +4,10 @@ export default defineConfig({
   test: {
     // uWS is a native addon: keep each test file in its own process.
     pool: 'forks',
-    // vitest runs one file at a time on 2 cores (its default is cores - 1), yet most files spend their
-    // time waiting on a server, a browser or a child process: CI_FORKS sets how many run at once.
-    poolOptions: { forks: { maxForks: Number(process.env.CI_FORKS ?? 3), minForks: 1 } },
+    // vitest runs one file at a time on 2 cores (its default is cores - 1), yet a file waits part of its time
+    // on a server's start, a browser or a child process: three at once took the suite from 1,425 to 1,082-1,149 s
+    // on a 2-core VM (2026-11-28); past that the cores are the limit. CI_FORKS sets how many run at once.
+    poolOptions: { forks: { maxForks: Math.max(1, Number(process.env.CI_FORKS) || 3), minForks: 1 } },
     globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
