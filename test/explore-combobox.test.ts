@@ -140,19 +140,22 @@ async function drive(side: Side): Promise<{ record: Record<string, Snap | boolea
   // full text's answer is shown, then let go; the list keeps the full text's matches.
   let release = (): void => {};
   const held = new Promise<void>((r) => { release = r; });
-  let heldDone = false;
-  await page.route((u) => u.href.includes(side.searchPath) && new URL(u.href).searchParams.get('q') === side.broad, async (route) => {
+  const isBroad = (href: string) => href.includes(side.searchPath) && new URL(href).searchParams.get('q') === side.broad;
+  await page.route((u) => isBroad(u.href), async (route) => {
     await held;
     await route.continue();
-    heldDone = true;
   });
   await input.pressSequentially(side.broad, { delay: 20 });
   await expect.poll(() => searches.filter((q) => q === side.broad).length, { timeout: 5_000 }).toBe(1);
   await input.pressSequentially(side.text.slice(side.broad.length), { delay: 20 });
   await page.waitForFunction((n) => document.querySelectorAll('#results [role=option]').length === n, side.matches.length, { timeout: 10_000 });
+  // Waits for the held answer to have reached the page whole (its body read), not for the route's continue: under
+  // a loaded machine (three test files at once) the round trip took longer than a fixed 5 s once.
+  const lateAnswer = page.waitForEvent('requestfinished', { predicate: (r) => isBroad(r.url()), timeout: 30_000 });
   release();
-  await expect.poll(() => heldDone, { timeout: 5_000 }).toBe(true);
-  await page.waitForTimeout(300); // the late answer has had time to be painted, were it to be
+  const late = await lateAnswer;
+  expect((await late.response())?.status(), 'the held answer arrived').toBe(200);
+  await page.waitForTimeout(500); // the late answer has had time to be painted, were it to be
   record.afterStale = await snap(page);
   expect(await optionTexts(page)).toHaveLength(side.matches.length);
   await page.close();
