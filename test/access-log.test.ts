@@ -14,10 +14,11 @@ describe('access log', () => {
       await ok.text();
       const bad = await fetch(`${s.url}/api/v1/governments?limit=secret-limit-456`);
       await bad.text();
-      await new Promise((r) => setTimeout(r, 200));
-      const lines = out.split('\n').filter((l) => l.includes('"request_id"')).map((l) => JSON.parse(l));
       const ids = [ok.headers.get('x-request-id'), bad.headers.get('x-request-id')];
-      const mine = lines.filter((l) => ids.includes(l.request_id));
+      const ours = () => out.slice(0, out.lastIndexOf('\n') + 1).split('\n').filter((l) => l.includes('"request_id"')).map((l) => JSON.parse(l)).filter((l) => ids.includes(l.request_id));
+      // The lines are written after the answers; a poll (up to 10 s), since a busy machine can delay them.
+      for (let t = 0; t < 500 && ours().length < ids.length; t++) await new Promise((r) => setTimeout(r, 20));
+      const mine = ours();
       expect(mine.map((l) => l.status)).toEqual([200, 400]);
       for (const l of mine) {
         expect(Object.keys(l).sort()).toEqual(['bytes', 'duration_ms', 'method', 'path', 'request_id', 'service', 'status', 'time']);
