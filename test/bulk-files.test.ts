@@ -213,7 +213,7 @@ s.sendall(b'GET ${e.url} HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n'); s.recv(1024); prin
     await new Promise<void>((resolve) => py.stdout.on('data', (d: Buffer) => { if (d.toString().includes('ready')) resolve(); }));
     py.kill('SIGKILL');
     let open = 1;
-    for (let t = 0; t < 40 && open > 0; t++) { await new Promise((r) => setTimeout(r, 50)); open = openOn(server.proc.pid!, e.file_name!); }
+    for (let t = 0; t < 400 && open > 0; t++) { await new Promise((r) => setTimeout(r, 50)); open = openOn(server.proc.pid!, e.file_name!); }
     expect(open).toBe(0);
     const again = await fetch(`${server.url}${e.url}`);
     expect(sha(Buffer.from(await again.arrayBuffer()))).toBe(e.sha256);

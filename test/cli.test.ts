@@ -270,7 +270,8 @@ describe('civicstream export', () => {
     expect(sum, `${perType.join(' + ')} of ${total}`).toBeGreaterThanOrEqual(0.8 * total);
     expect(total - slack(last[1])).toBeLessThanOrEqual(wall);
     // From the first line it printed (after the first page) to its last, the test saw at most the time it reports.
-    expect(last[0] - lines[0]![0]).toBeLessThanOrEqual(total + slack(last[1]) + 0.1);
+    // (A second more: the test's own clock stamps a line when its thread next runs, late on a busy machine.)
+    expect(last[0] - lines[0]![0]).toBeLessThanOrEqual(total + slack(last[1]) + 1);
   }, 120_000);
 
   it('with no selection exports every government, type by type, under one header', async () => {

@@ -64,14 +64,14 @@ async function alone(r: Req): Promise<unknown> {
   return seenAlone.get(key);
 }
 
-/** The requests written at once; done when every answer is in whole, or the server closed, or 5 s passed. */
+/** The requests written at once; done when every answer is in whole, or the server closed, or 30 s passed. */
 function pipelined(reqs: Req[]): Promise<{ answers: RawAnswer[]; rest: Buffer; closedAfter: number | null }> {
   return new Promise((resolve, reject) => {
     const sock = net.connect(port(), '127.0.0.1');
     const t0 = Date.now();
     let bytes = Buffer.alloc(0);
     const done = (closedAfter: number | null): void => { clearTimeout(timer); sock.destroy(); resolve({ ...parseAnswers(bytes, reqs.map((r) => r.method)), closedAfter }); };
-    const timer = setTimeout(() => done(null), 5_000);
+    const timer = setTimeout(() => done(null), 30_000);
     sock.on('connect', () => sock.write(reqs.map(wire).join('')));
     sock.on('data', (d) => {
       bytes = Buffer.concat([bytes, d]);
@@ -147,7 +147,7 @@ describe('pipelining', () => {
         expect(got.answers.length, names).toBeLessThanOrEqual(at);
         // Closed by the server at once, not left to a timeout (closedAfter counts to the close here: fewer answers than requests).
         expect(got.closedAfter, names).not.toBeNull();
-        expect(got.closedAfter!, names).toBeLessThan(2_000);
+        expect(got.closedAfter!, names).toBeLessThan(6_000);
         for (let i = 0; i < got.answers.length; i++) expect(shape(got.answers[i]!), names).toEqual(await alone(reqs[i]!));
         // The retry the dictionary asks of a pipelining client: what was left, one request at a time on one kept-alive connection.
         const left = reqs.slice(got.answers.length);
@@ -195,7 +195,7 @@ describe('pipelining behind a stream that is ready at once', () => {
       expect(got.rest.length).toBe(0);
       expect(got.answers).toHaveLength(0);
       expect(got.closedAfter).not.toBeNull();
-      expect(got.closedAfter!).toBeLessThan(2_000);
+      expect(got.closedAfter!).toBeLessThan(6_000);
     }
     const retried = await oneAtATime(reqs);
     expect(retried).toHaveLength(2);

@@ -68,11 +68,11 @@ const ROWS: Record<string, Row> = {
   },
   // The legacy server believes X-Forwarded-For from loopback: one made-up client spends its bucket of 50.
   E_RATE_LIMITED: async (s) => {
-    for (let i = 0; i < 100; i++) {
-      const got = await get('/api/v1/categories', { headers: { 'X-Forwarded-For': '203.0.113.77' } }, s.legacy.url);
-      if (got.status === 429) return got;
-    }
-    throw new Error('100 requests of one client were never refused');
+    // 80 at once: one after another, on a busy machine, the refill (20 a second) can keep up with them.
+    const all = await Promise.all(Array.from({ length: 80 }, () => get('/api/v1/categories', { headers: { 'X-Forwarded-For': '203.0.113.77' } }, s.legacy.url)));
+    const got = all.find((g) => g.status === 429);
+    if (got) return got;
+    throw new Error('80 requests of one client at once were never refused');
   },
   E_INTERNAL: async (s) => {
     await poolState(s);

@@ -150,7 +150,7 @@ describe('school explorer in headless Chromium', () => {
     expect(bytes).toBeLessThan(500_000);
     const page = w.page;
     expect(info.synthetic).toBe(true);
-    await expect.poll(() => page.locator('#synthetic').isVisible()).toBe(true);
+    await expect.poll(() => page.locator('#synthetic').isVisible(), { timeout: 15_000 }).toBe(true);
     expect(await page.locator('#synthetic').textContent()).toBe('Synthetic data: generated in the real layout; it describes no real district.');
     const def = models.find((m) => m.is_default)!;
     expect((await controls(page)).model).toBe(def.model);
@@ -202,7 +202,7 @@ describe('school explorer in headless Chromium', () => {
     expect(await page.locator('#title').textContent()).toContain(third.lea_name);
     // No match
     await page.locator('#q').pressSequentially('qqzzxx');
-    await expect.poll(() => page.locator('#search-note').textContent()).toContain('No district matches “qqzzxx”');
+    await expect.poll(() => page.locator('#search-note').textContent(), { timeout: 15_000 }).toContain('No district matches “qqzzxx”');
     expect(await page.locator('#results [role=option]').count()).toBe(0);
     expect(problems).toEqual([]);
     await page.close();
@@ -348,10 +348,10 @@ describe('school explorer in headless Chromium', () => {
     for (const [svg, box] of await drawnWidth()) { expect(svg).toBeLessThanOrEqual(box); expect(svg).toBeGreaterThan(box - 4); }
     // A wider window redraws wider
     await page.setViewportSize({ width: 900, height: 844 });
-    await expect.poll(async () => (await drawnWidth())[0][0]).toBeGreaterThan(800);
+    await expect.poll(async () => (await drawnWidth())[0][0], { timeout: 15_000 }).toBeGreaterThan(800);
     for (const [svg, box] of await drawnWidth()) { expect(svg).toBeLessThanOrEqual(box); expect(svg).toBeGreaterThan(box - 4); }
     await page.setViewportSize({ width: 390, height: 844 });
-    await expect.poll(async () => (await drawnWidth())[0][0]).toBeLessThanOrEqual(390);
+    await expect.poll(async () => (await drawnWidth())[0][0], { timeout: 15_000 }).toBeLessThanOrEqual(390);
     await checkChart(page, await controls(page));
     await keepScreenshot(page, 'explore-arrests-phone.png', true);
     expect(problems).toEqual([]);

@@ -97,8 +97,21 @@ async function drive(side: Side): Promise<{ record: Record<string, Snap | boolea
   };
 
   // Typing: one search for the whole text (the keys came faster than the pause), the matches in order, none active.
+  // The keys' input events are made by the page's own timers, 20 ms apart: typed through the browser's driver, a
+  // machine busy with other test files once let the pause pass between two keys (two searches). A late page runs
+  // its timers in the order they are due, so a key's (due sooner) always runs before the search's pause ends,
+  // while a search with no pause, or one shorter than 20 ms, would still run once per key. Real key presses drive
+  // every later step.
   await input.click();
-  await typed(side.text);
+  await page.evaluate(async (text) => {
+    const box = document.getElementById('q') as HTMLInputElement;
+    for (const ch of text) {
+      box.value += ch;
+      box.dispatchEvent(new Event('input', { bubbles: true }));
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }, side.text);
+  await page.waitForFunction((n) => document.querySelectorAll('#results [role=option]').length === n, side.matches.length, { timeout: 10_000 });
   record.searchesWhileTyping = searches.length;
   record.searchedText = searches.at(-1) === side.text;
   record.typed = await snap(page);

@@ -45,10 +45,15 @@ describe('CSV backpressure', () => {
     // One reader with a 4 KB receive window that reads the answer's first bytes, then nothing.
     const held = await heldReaders(s.port, wide, 1);
     try {
-      await new Promise((r) => setTimeout(r, 1000));
-      const w1 = await written();
-      await new Promise((r) => setTimeout(r, 1000));
-      const w2 = await written();
+      // Two readings a second apart, until they agree (up to 20 s: on a busy machine the pump may still be filling
+      // the socket's buffers after a second); a pump that ignores backpressure agrees too, past the bound below.
+      let w1 = await written(), w2 = w1;
+      for (const end = performance.now() + 20_000; performance.now() < end;) {
+        await new Promise((r) => setTimeout(r, 1000));
+        w2 = await written();
+        if (w2.stream_bytes_written === w1.stream_bytes_written) break;
+        w1 = w2;
+      }
       expect(w1.open_streams).toBe(1);
       // Stopped: not a byte more in a second, and what went is what the socket buffers took (the send buffer grows
       // to tcp_wmem's 4 MB at most here; 2.8 MB seen), short of the body (8 MB). A pump ignoring write()'s false
@@ -67,7 +72,7 @@ describe('CSV backpressure', () => {
     } finally {
       held.stop();
     }
-  });
+  }, 180_000);
 
   // Compressed, this page is about 650 KB, which the kernel's send buffer (up to 4 MB here) takes whole: such a
   // stream ends at once and gives its slot back, so which readers get a slot is not fixed. What holds either way:
@@ -105,13 +110,17 @@ describe('CSV backpressure', () => {
       // coders closed once their pages were written; a held stream holds its coded page in its slot, nothing more.
       expect(held.compression.open_compressors).toBe(0);
       expect(held.compression.streams_compressed - before.compression.streams_compressed).toBe(0);
-      expect((await pagesHook()).coders_open).toBe(0);
+      // The workers may still be coding their last pages (up to 20 s on a busy machine).
+      let coders = (await pagesHook()).coders_open;
+      for (let i = 0; i < 200 && coders > 0; i++) { await new Promise((r) => setTimeout(r, 100)); coders = (await pagesHook()).coders_open; }
+      expect(coders).toBe(0);
     }
     expect(held.memory.rss_bytes - before.memory.rss_bytes).toBeLessThan(BOUND);
     const t0 = performance.now();
     const other = await get('/api/v1/governments/062037161174/spending?category=Police', undefined, s.url);
     expect(other.status).toBe(200);
-    expect(performance.now() - t0).toBeLessThan(2000);
+    // Served while the streams are held, not after them (they are held until the readers end): 20 s allows a busy machine.
+    expect(performance.now() - t0).toBeLessThan(20_000);
     if (!compressed) {
       // A pull now is refused at once, with the envelope and Retry-After.
       const refused = await get(PULL, undefined, s.url);
@@ -124,7 +133,7 @@ describe('CSV backpressure', () => {
     readers.stdin!.end();
     await new Promise((r) => readers.once('exit', r));
     let after = await health();
-    for (let i = 0; i < 50 && (after.open_streams > 0 || after.compression.open_compressors > 0 || after.csv_page_slots.free < SLOTS); i++) {
+    for (let i = 0; i < 300 && (after.open_streams > 0 || after.compression.open_compressors > 0 || after.csv_page_slots.free < SLOTS); i++) {
       await new Promise((r) => setTimeout(r, 100));
       after = await health();
     }
@@ -135,14 +144,14 @@ describe('CSV backpressure', () => {
     const again = await get(PULL, undefined, s.url);
     expect(again.status).toBe(200);
     expect(again.text.split('\r\n').length).toBe(50_002);
-  });
+  }, 180_000);
 
   it('a client that disconnects at every point of a pull, compressed or not, leaves no stream or compressor behind', async () => {
     const cuts = [0, 1, 5, 20, 80];
     const before = await health();
     await Promise.all(Array.from({ length: 60 }, (_, i) => dropAfter(s.port, PULL, cuts[i % cuts.length]!, CODINGS[Math.floor(i / cuts.length) % CODINGS.length])));
     let h = await health();
-    for (let i = 0; i < 50 && (h.open_streams > 0 || h.compression.open_compressors > 0 || h.csv_page_slots.free < SLOTS); i++) {
+    for (let i = 0; i < 300 && (h.open_streams > 0 || h.compression.open_compressors > 0 || h.csv_page_slots.free < SLOTS); i++) {
       await new Promise((r) => setTimeout(r, 100));
       h = await health();
     }
@@ -152,12 +161,12 @@ describe('CSV backpressure', () => {
     for (const coding of CODINGS) {
       // Every slot back first: a stream cut while its worker still writes its page frees its slot once the writer
       // has stopped, at its next piece (issue 32), not at the instant the client leaves.
-      for (let i = 0; i < 50 && (await health()).csv_page_slots.free < SLOTS; i++) await new Promise((r) => setTimeout(r, 100));
+      for (let i = 0; i < 300 && (await health()).csv_page_slots.free < SLOTS; i++) await new Promise((r) => setTimeout(r, 100));
       const cut = await Promise.all([1, 2048, 20_480, 204_800].flatMap((n) => [n, n, n]).map((n) => dropAfterBytes(s.port, PULL, n, coding)));
       expect(cut.map((c) => c.status)).toEqual(cut.map(() => 200));
     }
     h = await health();
-    for (let i = 0; i < 50 && (h.open_streams > 0 || h.compression.open_compressors > 0 || h.csv_page_slots.free < SLOTS); i++) {
+    for (let i = 0; i < 300 && (h.open_streams > 0 || h.compression.open_compressors > 0 || h.csv_page_slots.free < SLOTS); i++) {
       await new Promise((r) => setTimeout(r, 100));
       h = await health();
     }
@@ -167,8 +176,8 @@ describe('CSV backpressure', () => {
     // 24 compressed pulls were cut mid-stream: each page was coded by its worker, whose coder is closed (issue 32), none on this thread.
     expect(h.compression.streams_compressed - before.compression.streams_compressed).toBe(0);
     let coders = (await pagesHook()).coders_open;
-    for (let i = 0; i < 50 && coders > 0; i++) { await new Promise((r) => setTimeout(r, 100)); coders = (await pagesHook()).coders_open; }
+    for (let i = 0; i < 300 && coders > 0; i++) { await new Promise((r) => setTimeout(r, 100)); coders = (await pagesHook()).coders_open; }
     expect(coders).toBe(0);
     expect(h.status).toBe('ok');
-  });
+  }, 180_000);
 });

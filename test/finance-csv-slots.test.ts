@@ -21,10 +21,10 @@ const QUERIES = [
 
 let one: Running, hurried: Running;
 const health = async (s: Running) => (await get('/api/v1/health', undefined, s.url)).body.data[0];
-/** The server's slots once every lease is back (or after 5 s): total and free. */
+/** The server's slots once every lease is back (or after 20 s: a busy machine returns them late): total and free. */
 async function slotsBack(s: Running): Promise<{ total: number; free: number }> {
   let h = await health(s);
-  for (let i = 0; i < 50 && h.csv_page_slots.free < h.csv_page_slots.total; i++) {
+  for (let i = 0; i < 200 && h.csv_page_slots.free < h.csv_page_slots.total; i++) {
     await new Promise((r) => setTimeout(r, 100));
     h = await health(s);
   }

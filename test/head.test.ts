@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { arrestsUrl, financeUrl } from './helpers/http.js';
-import { contentLengths, exchange, portOf, req, statuses } from './helpers/raw-http.js';
+import { contentLengths, exchange, exchangeInTurn, portOf, req, statuses } from './helpers/raw-http.js';
 
 // JSON, an error envelope, an asset, a CSV stream, on both services. The JSON answers are of the corpus, the
 // same bytes every time: /health's live figures (uptime, memory, counters) may change length between a HEAD and
@@ -34,7 +34,7 @@ describe.concurrent('HEAD', () => {
   });
 
   it.each(CASES)('%s: HEAD then GET on one kept-alive connection both answer, with the same Content-Length', async (_name, base, path) => {
-    const got = await exchange(portOf(base()), [[0, req('HEAD', path)], [300, req('GET', path)]], 3_000);
+    const got = await exchangeInTurn(portOf(base()), [['HEAD', req('HEAD', path)], ['GET', req('GET', path)]], 20_000);
     const s = statuses(got.text);
     expect(s).toHaveLength(2);
     expect(s[0]).toBe(s[1]);
@@ -49,7 +49,7 @@ describe.concurrent('HEAD', () => {
   // is still being made (its denial of async pipelining, GET then GET of a CSV page too), which HEAD does not
   // change; the dictionary's 'connections' decision says so, test/connections.test.ts drives the mixes.
   it.each(CASES.filter(([name]) => !name.includes('CSV')))('%s: HEAD and GET pipelined in one write both answer', async (_name, base, path) => {
-    const got = await exchange(portOf(base()), [[0, req('HEAD', path) + req('GET', path)]], 3_000);
+    const got = await exchange(portOf(base()), [[0, req('HEAD', path) + req('GET', path)]], 20_000, ['HEAD', 'GET']);
     expect(statuses(got.text)).toHaveLength(2);
   });
 });

@@ -73,5 +73,5 @@ describe('ETag and If-None-Match', () => {
     }
     expect(tags[1]).toBe(tags[0]);
     expect(tags[2]).not.toBe(tags[0]);
-  });
+  }, 180_000);
 });

@@ -93,9 +93,10 @@ describe('the idle timeout, as the dictionary states it', () => {
     }));
     for (const { name, closedAfter } of await Promise.all(runs)) {
       expect(closedAfter, name).not.toBeNull();
-      // A little slack each side for the loop's timer and the test's own clock.
+      // A little slack each side for the loop's timer and the test's own clock (more above: on a machine busy with
+      // other test files the connect and the server's timer can each come late).
       expect(closedAfter!, name).toBeGreaterThan(7_500);
-      expect(closedAfter!, name).toBeLessThan(12_500);
+      expect(closedAfter!, name).toBeLessThan(14_500);
     }
   }, 30_000);
 });

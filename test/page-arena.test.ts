@@ -86,16 +86,20 @@ describe('page arena', () => {
         const view = claimSlot(workerData.slots, workerData.lease, threadId);
         if (view === null) throw new Error('not claimed');
         parentPort.postMessage('claimed');
-        const until = Date.now() + 150;
-        while (Date.now() < until) view[0] = (view[0] + 1) & 255;
+        // Holds the slot until the test has looked (not for a fixed time a busy machine could outlast).
+        const go = new Int32Array(workerData.go);
+        while (Atomics.load(go, 0) === 0) { view[0] = (view[0] + 1) & 255; Atomics.wait(go, 0, 0, 5); }
         unclaimSlot(workerData.slots, workerData.lease, threadId);
       });`;
-    const w = new Worker(source, { eval: true, workerData: { slots: a.slots, lease: { slot: lease.slot, token: lease.token } } });
+    const go = new Int32Array(new SharedArrayBuffer(4));
+    const w = new Worker(source, { eval: true, workerData: { slots: a.slots, lease: { slot: lease.slot, token: lease.token }, go: go.buffer } });
     await new Promise((r) => w.once('message', r));
     a.release(lease);
     await settle();
     expect(a.available).toBe(0);
-    for (let i = 0; i < 100 && a.available === 0; i++) await settle();
+    Atomics.store(go, 0, 1);
+    Atomics.notify(go, 0);
+    for (let i = 0; i < 500 && a.available === 0; i++) await settle();
     expect(a.available).toBe(1); // woken by the hand-back: the arena was told the thread never goes
     await w.terminate();
   });

@@ -12,7 +12,6 @@
 // connection is then cut, never ended as if whole).
 
 import { createHash } from 'node:crypto';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -26,6 +25,7 @@ import type { MoneyPageResult } from '../dist/src/finance/job-io.js';
 import { launchBrowser } from './helpers/browser.js';
 import { parseCsv } from './helpers/csv.js';
 import { get, raw, type Raw } from './helpers/http.js';
+import { runCommand } from './helpers/run.js';
 import { startServer, type Running } from './helpers/server.js';
 
 const DECODE: Record<string, (b: Buffer) => Buffer> = { gzip: (b) => zlib.gunzipSync(b), br: (b) => zlib.brotliDecompressSync(b) };
@@ -179,7 +179,7 @@ describe('pages coded by their worker', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'page-stream-'));
     try {
       const out = path.join(dir, 'body'), head = path.join(dir, 'head');
-      const curl = spawnSync('curl', ['-s', '--compressed', '-H', `Accept-Encoding: ${coding}`, '-D', head, '-o', out, url]);
+      const curl = await runCommand('curl', ['-s', '--compressed', '-H', `Accept-Encoding: ${coding}`, '-D', head, '-o', out, url]);
       expect(curl.status).toBe(0);
       expect(readFileSync(head, 'utf8')).toMatch(new RegExp(`\\r\\ncontent-encoding: ${coding}\\r\\n`, 'i'));
       expect(sha(readFileSync(out))).toBe(sha(identity));
@@ -187,13 +187,13 @@ describe('pages coded by their worker', () => {
       rmSync(dir, { recursive: true, force: true });
     }
     // requests decodes br only with a brotli module beside it (urllib3): both must be there.
-    const ready = spawnSync('python3', ['-c', 'import requests, brotli']);
+    const ready = await runCommand('python3', ['-c', 'import requests, brotli']);
     expect(ready.status, `python3 needs requests and brotli: python3 -m pip install requests brotli (${ready.stderr})`).toBe(0);
-    const py = spawnSync('python3', ['-c', [
+    const py = await runCommand('python3', ['-c', [
       'import hashlib, sys, requests',
       'r = requests.get(sys.argv[1], headers={"Accept-Encoding": sys.argv[2]})',
       'print(r.status_code, r.headers.get("Content-Encoding"), hashlib.sha256(r.content).hexdigest())',
-    ].join('\n'), url, coding], { encoding: 'utf8' });
+    ].join('\n'), url, coding]);
     expect(py.stdout.trim(), py.stderr).toBe(`200 ${coding} ${sha(identity)}`);
     const res = await fetch(url, { headers: { 'accept-encoding': coding } });
     expect(res.headers.get('content-encoding')).toBe(coding);

@@ -30,6 +30,13 @@ function get(base: string, path: string, o: { from?: string; headers?: Record<st
 /** The r (remaining) of a RateLimit header: "default";r=7;t=1. */
 const remaining = (g: Got): number => Number(/;r=(\d+)/.exec(String(g.headers.ratelimit))?.[1]);
 const SMALL = '/api/v1/governments?q=springfield&limit=2';
+/**
+ * n requests at once (made by make(i)). The bucket refills at 2 tokens a second: requests sent one after another
+ * on a machine busy with other test files can be slow enough for the refill to keep up, so the bursts that must
+ * empty a bucket are sent together, and the counts allow what a second's refill adds.
+ */
+const burst = (n: number, make: (i: number) => Promise<Got>): Promise<Got[]> => Promise.all(Array.from({ length: n }, (_, i) => make(i)));
+const count = (gs: Got[], status: number): number => gs.filter((g) => g.status === status).length;
 
 describe('rate limits', () => {
   let s: Running;
@@ -38,17 +45,15 @@ describe('rate limits', () => {
   afterAll(async () => { await s?.stop(); });
 
   it('answers a client past its limit 429 with Retry-After and the RateLimit headers, over both front threads; the next client is served', async () => {
-    const seen: number[] = [];
-    let refused: Got | undefined;
-    for (let i = 0; i < 14 && refused === undefined; i++) {
-      const g = await get(s.url, SMALL, { from: '127.0.0.2' });
-      expect(g.headers['ratelimit-policy']).toBe('"default";q=10;w=5');
-      if (g.status === 429) refused = g;
-      else { expect(g.status).toBe(200); seen.push(remaining(g)); }
-    }
+    const all = await burst(14, () => get(s.url, SMALL, { from: '127.0.0.2' }));
+    // A bad request costs a token too, and is refused once the bucket is empty (asked at once, before a refill).
+    const bad = await get(s.url, '/api/v1/no-such-route', { from: '127.0.0.2' });
+    for (const g of all) expect(g.headers['ratelimit-policy']).toBe('"default";q=10;w=5');
+    expect(new Set(all.map((g) => g.status))).toEqual(new Set([200, 429]));
+    const refused = all.find((g) => g.status === 429);
     // One bucket for the process, whichever thread answered: 10 (a token may refill meanwhile), never 10 per thread.
-    expect(seen.length).toBeGreaterThanOrEqual(10);
-    expect(seen.length).toBeLessThanOrEqual(12);
+    expect(count(all, 200)).toBeGreaterThanOrEqual(10);
+    expect(count(all, 200)).toBeLessThanOrEqual(12);
     expect(refused).toBeDefined();
     const env = JSON.parse(refused!.body);
     expect(env.status).toBe('error');
@@ -59,20 +64,18 @@ describe('rate limits', () => {
     const other = await get(s.url, SMALL, { from: '127.0.0.3' });
     expect(other.status).toBe(200);
     expect(remaining(other)).toBe(9);
-    // A bad request costs a token too, and is refused once the bucket is empty.
-    const bad = await get(s.url, '/api/v1/no-such-route', { from: '127.0.0.2' });
     expect(bad.status).toBe(429);
   });
 
   it('charges a bulk page by the rows it asks: 1, and 1 more per 10,000', async () => {
     const a = await get(s.url, SMALL, { from: '127.0.0.4' });
-    const b = await get(s.url, '/api/v1/spending?type=state&years=2019&format=csv&limit=50000', { from: '127.0.0.4' });
-    expect(b.status).toBe(200);
+    // Two pages at once with 9 tokens left: one is served, the other's 6 are refused.
+    const pages = await burst(2, () => get(s.url, '/api/v1/spending?type=state&years=2019&format=csv&limit=50000', { from: '127.0.0.4' }));
+    expect(pages.map((g) => g.status).sort()).toEqual([200, 429]);
+    const b = pages.find((g) => g.status === 200)!;
     // 9 left after the first; the page costs 6 (a token may have refilled between them).
     expect(remaining(a) - remaining(b)).toBeGreaterThanOrEqual(5);
     expect(remaining(a) - remaining(b)).toBeLessThanOrEqual(6);
-    const c = await get(s.url, '/api/v1/spending?type=state&years=2019&format=csv&limit=50000', { from: '127.0.0.4' });
-    expect(c.status).toBe(429);
   });
 
   it('a revalidation answered 304 costs a tenth of a token; a HEAD costs 1, a HEAD of a 50,000-row page too', async () => {
@@ -92,16 +95,14 @@ describe('rate limits', () => {
     expect(page.status).toBe(200);
     for (let i = 0; i < 20; i++) expect((await get(s.url, '/__docs__/', { from: '127.0.0.7', headers: { 'if-none-match': String(page.headers.etag) } })).status).toBe(304);
     // A revalidation that does not match is a full answer, charged in full: the bucket still runs out.
-    let refused = false;
-    for (let i = 0; i < 14 && !refused; i++) refused = (await get(s.url, SMALL, { from: '127.0.0.7', headers: { 'if-none-match': '"stale"' } })).status === 429;
-    expect(refused).toBe(true);
+    const stale = await burst(14, () => get(s.url, SMALL, { from: '127.0.0.7', headers: { 'if-none-match': '"stale"' } }));
+    expect(count(stale, 429)).toBeGreaterThan(0);
 
     // A HEAD of a 50,000-row CSV page (whose GET costs 6) costs 1: seven of them fit in a bucket of 10.
     const big = '/api/v1/spending?type=state&years=2019&format=csv&limit=50000';
-    const heads: Got[] = [];
-    for (let i = 0; i < 7; i++) heads.push(await get(s.url, big, { from: '127.0.0.8', method: 'HEAD' }));
+    const heads = await burst(7, () => get(s.url, big, { from: '127.0.0.8', method: 'HEAD' }));
     expect(heads.map((h) => h.status)).toEqual(new Array(7).fill(200));
-    expect(remaining(heads[0]!)).toBe(9);
+    expect(Math.max(...heads.map(remaining))).toBe(9);
     const got = await get(s.url, big, { from: '127.0.0.8' });
     // 3 left (a token or so may have refilled): the GET's 6 are refused.
     expect(got.status).toBe(429);
@@ -109,19 +110,23 @@ describe('rate limits', () => {
 
   it('believes X-Forwarded-For only from a trusted proxy', async () => {
     const viaProxy = (client: string): Promise<Got> => get(s.url, SMALL, { from: '127.0.0.9', headers: { 'x-forwarded-for': client } });
-    for (let i = 0; i < 10; i++) expect((await viaProxy('203.0.113.5')).status).toBe(200);
-    expect((await viaProxy('203.0.113.5')).status).toBe(429);
+    // 12 at once of one client: its bucket of 10 (and what a refill adds meanwhile) served, the rest refused.
+    const one = await burst(12, () => viaProxy('203.0.113.5'));
+    expect(count(one, 200)).toBeGreaterThanOrEqual(10);
+    expect(count(one, 429)).toBeGreaterThan(0);
     // The proxy's other clients have their own buckets, and so does the proxy itself.
     expect((await viaProxy('198.51.100.7, 203.0.113.6')).status).toBe(200);
     expect(remaining(await get(s.url, SMALL, { from: '127.0.0.9' }))).toBe(9);
     // An IPv6 client is its /64: another address of the same /64 shares the bucket, another /64 has its own.
-    for (let i = 0; i < 10; i++) expect((await viaProxy('2001:db8:1:2::5')).status).toBe(200);
-    expect((await viaProxy('2001:db8:1:2:ffff::9')).status).toBe(429);
+    const v6 = await burst(12, (i) => viaProxy(i % 2 === 0 ? '2001:db8:1:2::5' : '2001:db8:1:2:ffff::9'));
+    expect(count(v6, 200)).toBeGreaterThanOrEqual(10);
+    expect(count(v6, 429)).toBeGreaterThan(0);
     expect((await viaProxy('2001:db8:1:3::5')).status).toBe(200);
     // From a peer that is not a trusted proxy X-Forwarded-For is ignored: a client cannot pick a fresh bucket.
     const spoofer = (xff: string): Promise<Got> => get(s.url, SMALL, { from: '127.0.0.5', headers: { 'x-forwarded-for': xff } });
-    for (let i = 0; i < 10; i++) expect((await spoofer(`192.0.2.${i}`)).status).toBe(200);
-    expect((await spoofer('192.0.2.200')).status).toBe(429);
+    const spoofed = await burst(12, (i) => spoofer(`192.0.2.${i}`));
+    expect(count(spoofed, 200)).toBeGreaterThanOrEqual(10);
+    expect(count(spoofed, 429)).toBeGreaterThan(0);
   });
 
   it('never charges /livez, /readyz and /metrics, and counts the 429s sent', async () => {
@@ -130,8 +135,7 @@ describe('rate limits', () => {
       return Number(/^civicstream_requests_refused_total\{status="429"\} (\d+)$/m.exec(text)![1]);
     };
     const before = await metric();
-    let refused = 0;
-    for (let i = 0; i < 14; i++) if ((await get(s.url, SMALL, { from: '127.0.0.6' })).status === 429) refused++;
+    const refused = count(await burst(14, () => get(s.url, SMALL, { from: '127.0.0.6' })), 429);
     expect(refused).toBeGreaterThanOrEqual(2);
     for (const p of ['/livez', '/readyz', '/metrics']) {
       const g = await get(s.url, p, { from: '127.0.0.6' });
@@ -143,8 +147,7 @@ describe('rate limits', () => {
 
   it('the typed client waits out a 429 (Retry-After) and gets its answer', async () => {
     // Its requests come from 127.0.0.1: spend that bucket first.
-    for (let i = 0; i < 12; i++) await get(s.url, SMALL);
-    expect((await get(s.url, SMALL)).status).toBe(429);
+    expect(count(await burst(14, () => get(s.url, SMALL)), 429)).toBeGreaterThan(0);
     const env = await financeClient(s.url, { retries: 4 }).get('/api/v1/governments', { q: 'springfield', limit: 2 });
     expect(env.status).toBe('success');
   });

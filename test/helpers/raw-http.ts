@@ -12,17 +12,56 @@ export interface Exchange {
   closedAfter: number | null;
 }
 
-/** Writes each request (after the given delay in ms), then waits until the server closes or deadlineMs passes. */
-export function exchange(port: number, writes: [number, string][], deadlineMs: number): Promise<Exchange> {
+/**
+ * Writes each request (after the given delay in ms), then waits until the server closes or deadlineMs passes; given
+ * the requests' methods, also until that many answers are whole (then closedAfter is null: the socket was open).
+ */
+export function exchange(port: number, writes: [number, string][], deadlineMs: number, methods?: string[]): Promise<Exchange> {
   return new Promise((resolve, reject) => {
     const sock = net.connect(port, '127.0.0.1');
     let text = '';
     const t0 = Date.now();
     const timer = setTimeout(() => { sock.destroy(); resolve({ text, closedAfter: null }); }, deadlineMs);
-    sock.on('data', (d) => { text += d.toString('latin1'); });
+    sock.on('data', (d) => {
+      text += d.toString('latin1');
+      if (methods !== undefined && parseAnswers(Buffer.from(text, 'latin1'), methods).answers.length === methods.length) {
+        clearTimeout(timer);
+        sock.destroy();
+        resolve({ text, closedAfter: null });
+      }
+    });
     sock.on('error', (e) => { clearTimeout(timer); reject(e); });
     sock.on('close', () => { clearTimeout(timer); resolve({ text, closedAfter: Date.now() - t0 }); });
     sock.on('connect', () => { for (const [delay, req] of writes) setTimeout(() => sock.write(req), delay); });
+  });
+}
+
+/**
+ * Sends the requests on one connection in turn, each once the answers before it are whole (a kept-alive client that
+ * waits, rather than a fixed pause a busy machine can outrun), and resolves once every answer is whole, the server
+ * closes, or deadlineMs passes: `text` is everything sent back, `answers` the whole answers in it.
+ */
+export function exchangeInTurn(port: number, requests: [method: string, text: string][], deadlineMs: number): Promise<Exchange & { answers: RawAnswer[] }> {
+  const methods = requests.map(([m]) => m);
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(port, '127.0.0.1');
+    let bytes = Buffer.alloc(0), sent = 0;
+    const t0 = Date.now();
+    const done = (closedAfter: number | null): void => {
+      clearTimeout(timer);
+      sock.destroy();
+      resolve({ text: bytes.toString('latin1'), closedAfter, answers: parseAnswers(bytes, methods).answers });
+    };
+    const timer = setTimeout(() => done(null), deadlineMs);
+    const next = (): void => {
+      const whole = parseAnswers(bytes, methods).answers.length;
+      if (whole === requests.length) return done(null);
+      if (whole === sent && sent < requests.length) sock.write(requests[sent++]![1]);
+    };
+    sock.on('data', (d) => { bytes = Buffer.concat([bytes, d]); next(); });
+    sock.on('error', (e) => { clearTimeout(timer); reject(e); });
+    sock.on('close', () => done(Date.now() - t0));
+    sock.on('connect', next);
   });
 }
 
