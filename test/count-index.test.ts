@@ -141,7 +141,7 @@ describe('the count index', () => {
     await query(`CREATE OR REPLACE TABLE L AS SELECT canonical_govid AS g, year, item_code, harmonized_code, is_aggregate FROM ${long()}`);
     await query(`CREATE OR REPLACE TABLE SC AS SELECT item_code, category, category_type, COALESCE(spend_subtype, revenue_subtype, balance_subtype) AS subtype FROM ${table('summary_categories')}`);
     await query(`CREATE OR REPLACE TABLE X AS SELECT canonical_govid AS g, lpad(CAST(fips_state AS VARCHAR), 2, '0') AS fips, govs_type, first_year, last_year FROM ${table('canonical_fips_xwalk')}`);
-  }, 60_000);
+  }, 180_000);
 
   it('gives the count DuckDB gives over the fixture parquet, for 300 random flat queries', async () => {
     const ctx = fixture();
@@ -162,7 +162,7 @@ describe('the count index', () => {
     // Every kind of query came up, most with rows.
     expect(seen.nonZero).toBeGreaterThan(150);
     for (const k of ['cohort', 'list', 'all', 'one', 'several', 'none', 'outside', 'filtered'] as const) expect(seen[k], k).toBeGreaterThan(3);
-  }, 120_000);
+  }, 300_000);
 
   it("agrees with the count job's MoneyCount, and its ways with each other, for 2,000 random flat queries", () => {
     const ctx = fixture();
@@ -187,7 +187,7 @@ describe('the count index', () => {
     // Cohorts of one category, none or All take the buckets' sums: about half the draws; every cohort, their groups.
     expect(buckets).toBeGreaterThan(500);
     expect(bucketGroups).toBeGreaterThan(buckets);
-  }, 120_000);
+  }, 300_000);
 
   it('takes the buckets for the common bulk pulls, the same figures as the count job', () => {
     const ctx = fixture();

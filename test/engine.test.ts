@@ -68,7 +68,7 @@ describe('government-major group columns (govMeta)', () => {
       }
     }
     expect(checked).toBe(v.nGroups);
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('governmentMajor', () => {
@@ -121,7 +121,7 @@ describe('governmentMajor', () => {
       for (let k = 1; k < v.nGroups; k++) expect(v.gGov[k]! > v.gGov[k - 1]! || (v.gGov[k] === v.gGov[k - 1] && v.gYear[k]! > v.gYear[k - 1]!)).toBe(true);
       expect(v.gStart[v.nGroups]).toBe(v.nRows);
     }
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('the engine catalog, built once per catalog', () => {

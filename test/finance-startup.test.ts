@@ -300,7 +300,7 @@ describe('load cache integrity', () => {
     expect(third.stderr()).not.toContain('load_cache_rejected');
     expect(await answers(third.url)).toEqual(truth);
     await third.stop();
-  }, 120_000);
+  }, 300_000);
 
   /** A mirror whose load cache a first start wrote, and that cache's file. */
   async function cachedMirror(): Promise<{ dir: string; file: string }> {
@@ -329,7 +329,7 @@ describe('load cache integrity', () => {
     const line = `${body.slice(0, -1)},"header_sha256":"${createHash('sha256').update(body).digest('hex')}"}`;
     writeFileSync(file, Buffer.concat([Buffer.from(line), text.subarray(nl)]));
     await rejected(dir, 'it was built from another manifest');
-  }, 120_000);
+  }, 300_000);
 
   it('a count flipped in the header (same size, no digest recomputed) is found too', async () => {
     const { dir, file } = await cachedMirror();
@@ -338,7 +338,7 @@ describe('load cache integrity', () => {
     text[at] = text[at] === 0x31 ? 0x32 : 0x31;
     writeFileSync(file, text);
     await rejected(dir, 'its header does not match its sha256');
-  }, 120_000);
+  }, 300_000);
 
   it('under the shared temp directory: one private (0700) directory per user, and a directory others can write is never read', async () => {
     const dir = mirror();
@@ -361,6 +361,6 @@ describe('load cache integrity', () => {
     expect(open.ready.loader_threads).toBeGreaterThan(0);
     expect(open.stderr()).toMatch(/load_cache_rejected.*writable by others \(mode 777\)/);
     await open.stop();
-  }, 120_000);
+  }, 300_000);
 });
 

@@ -50,7 +50,7 @@ describe('README', () => {
         }
       }
     }
-  }, 120_000);
+  }, 300_000);
 
   it('every health path it names answers 200 on both services (issue 31: it named /health, a 404)', async () => {
     const paths = [...readme.matchAll(/(?<![\w.])(\/[\w/-]*health\b)/g)].map((m) => m[1]!);
