@@ -17,7 +17,7 @@ describe('access log', () => {
       const ids = [ok.headers.get('x-request-id'), bad.headers.get('x-request-id')];
       const ours = () => out.slice(0, out.lastIndexOf('\n') + 1).split('\n').filter((l) => l.includes('"request_id"')).map((l) => JSON.parse(l)).filter((l) => ids.includes(l.request_id));
       // The lines are written after the answers; a poll (up to 10 s), since a busy machine can delay them.
-      for (let t = 0; t < 500 && ours().length < ids.length; t++) await new Promise((r) => setTimeout(r, 20));
+      await expect.poll(() => ours().length, { timeout: 10_000, interval: 20 }).toBe(ids.length);
       const mine = ours();
       expect(mine.map((l) => l.status)).toEqual([200, 400]);
       for (const l of mine) {

@@ -36,24 +36,18 @@ describe('time budget', () => {
     try {
       const got = (p: string) => get(p, undefined, s.url);
       const poolJobs = async (): Promise<number> => (await got('/api/v1/health')).body.data[0].pool_jobs as number;
-      const until = async (want: number, ms: number): Promise<number> => {
-        const end = performance.now() + ms;
-        let n = await poolJobs();
-        while (n !== want && performance.now() < end) { await new Promise((r) => setTimeout(r, 20)); n = await poolJobs(); }
-        return n;
-      };
       // A hanging job blocks its worker for 10 s; cancelled, it is gone within a second (5 s allowed).
-      const settled = (): Promise<number> => until(0, 5000);
+      const settled = (why: string): Promise<void> => expect.poll(poolJobs, { timeout: 5000, interval: 20, message: why }).toBe(0);
       // (A small job batched to the pool is not cancelled once posted, by design: it is short.)
       const hung = await got('/__faults__/worker?kind=hang');
       expect(expectErrorEnvelope(hung, 504)).toMatch(/^The request took longer than 2000 ms and was cancelled/);
-      expect(await settled(), 'budget').toBe(0);
+      await settled('budget');
       const leaving = new AbortController();
       const asked = fetch(`${s.url}/__faults__/worker?kind=hang`, { signal: leaving.signal }).catch(() => 'left');
-      expect(await until(1, 1500), 'the job reached the pool').toBe(1);
+      await expect.poll(poolJobs, { timeout: 1500, interval: 20, message: 'the job reached the pool' }).toBe(1);
       leaving.abort();
       expect(await asked).toBe('left');
-      expect(await settled(), 'client left').toBe(0);
+      await settled('client left');
       expect((await got('/api/v1/categories?type=spending')).status).toBe(200);
     } finally {
       await s.stop();

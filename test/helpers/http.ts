@@ -2,7 +2,7 @@
 
 import http from 'node:http';
 import net from 'node:net';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 
 export const financeUrl = (): string => inject('financeUrl');
 export const arrestsUrl = (): string => inject('arrestsUrl');
@@ -58,23 +58,18 @@ export function rawGet(path: string, o: { base?: string; headers?: Record<string
 /** GET with a raw Host header. */
 export const getWithHost = (path: string, host: string, base = financeUrl()): Promise<Got> => rawGet(path, { base, headers: { host } });
 
+/** Whether a connection to the port on loopback is accepted now: true if so, false if refused (or any error). */
+export const accepts = (port: number): Promise<boolean> => new Promise((resolve) => {
+  const c = net.connect(port, '127.0.0.1', () => { c.destroy(); resolve(true); });
+  c.on('error', () => resolve(false));
+});
+
 /**
- * Waits until the port refuses a new connection (a server that has begun its shutdown closes its listener), up to
- * ms; true once refused. A poll, not a fixed sleep: on a machine busy with other test files, a signal's handling can
- * take longer than any sleep chosen for a quiet one.
+ * Until the port refuses new connections (a server that has begun its shutdown closes its listener), polled for up to
+ * 10 s: not a fixed sleep, since on a machine busy with other test files a signal's handling can take longer than any
+ * sleep chosen for a quiet one.
  */
-export async function refusedWithin(port: number, ms: number): Promise<boolean> {
-  const end = performance.now() + ms;
-  for (;;) {
-    const refused = await new Promise<boolean>((resolve) => {
-      const c = net.connect(port, '127.0.0.1', () => { c.destroy(); resolve(false); });
-      c.on('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'ECONNREFUSED'));
-    });
-    if (refused) return true;
-    if (performance.now() > end) return false;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+export const listenerClosed = (port: number): Promise<void> => expect.poll(() => accepts(port), { timeout: 10_000, interval: 20, message: 'the listener closed' }).toBe(false);
 
 /** Opens a connection, sends a GET, and drops the connection after delayMs (0: at once). */
 export function dropAfter(port: number, path: string, delayMs: number, acceptEncoding = ''): Promise<void> {

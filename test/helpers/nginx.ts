@@ -7,6 +7,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { accepts } from './http.js';
 import { ROOT } from './server.js';
 
 export const NGINX = process.env.NGINX_PATH || '/usr/sbin/nginx';
@@ -79,11 +80,6 @@ export function freePort(): Promise<number> {
   });
 }
 
-const listening = (port: number): Promise<boolean> => new Promise((resolve) => {
-  const c = net.connect(port, '127.0.0.1', () => { c.destroy(); resolve(true); });
-  c.on('error', () => resolve(false));
-});
-
 export interface Nginx {
   proc: ChildProcess;
   stop(): Promise<void>;
@@ -98,7 +94,7 @@ export async function startNginx(dir: string, l: Layout): Promise<Nginx> {
   let err = '';
   proc.stderr!.on('data', (d) => { err += d; });
   const log = (f: string): string => { try { return readFileSync(path.join(dir, 'logs', f), 'utf8'); } catch { return ''; } };
-  for (let i = 0; !(await listening(l.listen.finance) && await listening(l.listen.arrests)); i++) {
+  for (let i = 0; !(await accepts(l.listen.finance) && await accepts(l.listen.arrests)); i++) {
     if (proc.exitCode !== null || i > 200) { proc.kill('SIGKILL'); throw new Error(`nginx did not start: ${err}${log('error.log')}`); }
     await new Promise((r) => setTimeout(r, 50));
   }
