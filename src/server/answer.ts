@@ -3,6 +3,7 @@
 // done hook runs once, however it ends.
 
 import type { Coding } from './encoding.js';
+import { releaseBody } from './envelope.js';
 
 export type Answer =
   | {
@@ -41,6 +42,7 @@ export const NOTHING: Answer = { kind: 'none' };
 /** Gives back what an answer holds when it will never be written (a stream's page slot). */
 export function discard(answer: Answer): void {
   if (answer.kind === 'stream') answer.done?.();
+  else if (answer.kind === 'bytes') releaseBody(answer.body);
 }
 
 /** Headers on every answer, whatever carries it. */

@@ -9,6 +9,7 @@
 
 import type { Answer } from './answer.js';
 import { CODINGS, LEVELS, brotliParams, type Encoding } from './encoding.js';
+import { releaseBody } from './envelope.js';
 import { PAGE_CODER_READY, type PageCodingSpec } from '../bytes/page-coder.js';
 import { FORMAT_IDS, FORMATS } from './formats.js';
 
@@ -69,9 +70,14 @@ function encoded(answer: Answer, enc: Encoding, offThreadBytes: number): Answer 
     if (body.byteLength < MIN_COMPRESS_BYTES) return answer;
     counts.bodies_compressed++;
     const headers = { ...answer.headers, 'Content-Encoding': enc };
-    if (body.byteLength < offThreadBytes) return { ...answer, body: coding.compressBody(body, body.byteLength), headers };
-    // Copied when a view: the body may be a view of a writer's buffer that the thread reuses before zlib reads it.
+    if (body.byteLength < offThreadBytes) {
+      const coded = coding.compressBody(body, body.byteLength);
+      releaseBody(body);
+      return { ...answer, body: coded, headers };
+    }
+    // Copied when a view: the body may be a view of a writer's slab, written again once its bodies are back.
     const own = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? body : Buffer.from(body);
+    releaseBody(body);
     return coding.compressBodyAsync(own, own.byteLength).then((coded) => ({ ...answer, body: coded, headers }));
   }
   return compressedStream(answer, enc);

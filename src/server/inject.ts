@@ -4,6 +4,7 @@
 
 import type { Answer } from './answer.js';
 import { answerHead } from './answer-head.js';
+import { releaseBody } from './envelope.js';
 import { Exchange, type Incoming } from './exchange.js';
 import { compilePipeline, type Pipeline } from './pipeline.js';
 import type { Service } from './service.js';
@@ -72,7 +73,12 @@ export async function inject<Ctx>(service: Service<Ctx>, url: string, o: InjectO
 
 /** Every byte of an answer; a stream is pulled to its end and its resources given back. */
 async function bodyOf(answer: Exclude<Answer, { kind: 'none' }>): Promise<Buffer> {
-  if (answer.kind === 'bytes') return typeof answer.body === 'string' ? Buffer.from(answer.body, 'utf8') : Buffer.from(answer.body);
+  if (answer.kind === 'bytes') {
+    if (typeof answer.body === 'string') return Buffer.from(answer.body, 'utf8');
+    const copy = Buffer.from(answer.body);
+    releaseBody(answer.body);
+    return copy;
+  }
   const chunks: Buffer[] = [];
   try {
     // Copied: a chunk may be a view of a page slot that goes back when the stream is done.

@@ -23,7 +23,7 @@ import type { Answer } from './answer.js';
 import { NOTHING } from './answer.js';
 import { ALLOWED_METHODS, ApiError, ERROR_CATALOG, apiError, type ErrorEntry } from './errors.js';
 import { toApiError } from './edge-errors.js';
-import { fail } from './envelope.js';
+import { fail, releaseBody } from './envelope.js';
 import type { Exchange, Incoming } from './exchange.js';
 import { compileCanonical, type Canonicalizer } from './canonical.js';
 import { encodeAnswer, encodeNow } from './compress.js';
@@ -196,6 +196,7 @@ function store(coded: Answer, rc: RenderContext, get: boolean): Answer {
   if (coded.kind !== 'bytes' || !coded.keep || rc.cacheKey === null) return coded;
   // A copy: a byte body may be a view of a larger buffer, whose size the cache would not count.
   const body = Buffer.from(coded.body);
+  releaseBody(coded.body);
   rc.cache!.set(rc.cacheKey, { body, headers: coded.headers });
   return { ...coded, body, headers: { ...coded.headers, 'X-Cache': 'miss' } };
 }

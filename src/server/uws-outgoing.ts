@@ -6,6 +6,7 @@
 import type { UWS } from './uws.js';
 import type { Answer } from './answer.js';
 import { discard } from './answer.js';
+import { releaseBody } from './envelope.js';
 import { answerHead, type AnswerHead } from './answer-head.js';
 import { logRequest } from './access-log.js';
 import type { Exchange } from './exchange.js';
@@ -100,6 +101,8 @@ export class Outgoing<Ctx> {
         }
       } else res.end(body, head.close);
     });
+    // uWS has sent the body or copied what it could not send yet: the bytes go back to their writer's slab.
+    releaseBody(body);
     this.settle();
     this.log(status, typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
   }
