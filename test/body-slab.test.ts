@@ -4,7 +4,9 @@
 // written over, whoever holds it: many answers at once in-process (inject
 // copies each when its turn comes), and served to many connections at once in
 // every coding, as HEAD, and cut off by clients that leave; each body equal to
-// the same answer asked alone.
+// the same answer asked alone. And each reader that is last gives its body
+// back: the server after uWS's end, a client gone, compression, the cache's
+// store, inject.
 
 import http from 'node:http';
 import zlib from 'node:zlib';
@@ -12,6 +14,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ByteWriter } from '../dist/src/bytes/byte-writer.js';
 import { JsonRows, ok, releaseBody, serialize, slabState } from '../dist/src/server/envelope.js';
 import { inject } from '../dist/src/server/inject.js';
+import { encodeAnswer } from '../dist/src/server/compress.js';
+import { Exchange } from '../dist/src/server/exchange.js';
+import { ResponseCache } from '../dist/src/server/response-cache.js';
+import { Outgoing } from '../dist/src/server/uws-outgoing.js';
 import { useFixtureService } from './helpers/fixture-ctx.js';
 import { dropAfter } from './helpers/http.js';
 import { startServer, type Running } from './helpers/server.js';
@@ -59,6 +65,50 @@ describe('the body slab', () => {
   });
 });
 
+/** A uWS response that keeps what end() was given, copied as uWS copies it. */
+function fakeResponse(): { res: any; ended: Buffer[] } {
+  const ended: Buffer[] = [];
+  const res = {
+    onAborted: () => res, cork: (f: () => void) => { f(); return res; }, writeStatus: () => res, writeHeader: () => res,
+    end: (b: Uint8Array | string) => { ended.push(Buffer.from(b)); return res; }, endWithoutBody: () => res,
+  };
+  return { res, ended };
+}
+const SERVICE = { name: 'finance', accessLog: false } as any;
+const bytesAnswer = (body: Uint8Array): any => ({ kind: 'bytes', status: 200, contentType: 'application/json', body });
+
+describe('who gives a body back', () => {
+  it('the server, once uWS has taken it; and when its client left, unwritten', () => {
+    const lent = slabState().lent;
+    const body = bodyOf('served'.repeat(400));
+    const copy = Buffer.from(body);
+    expect(slabState().lent).toBe(lent + 1);
+    const { res, ended } = fakeResponse();
+    new Outgoing(res, new Exchange('t1'), SERVICE, 'get', '/x', performance.now()).write(bytesAnswer(body));
+    expect(ended).toHaveLength(1);
+    expect(ended[0]!.equals(copy)).toBe(true);
+    expect(slabState().lent).toBe(lent);
+    const gone = bodyOf('gone');
+    const ex = new Exchange('t2');
+    const out = new Outgoing(fakeResponse().res, ex, SERVICE, 'get', '/x', performance.now());
+    ex.gone = true;
+    out.write(bytesAnswer(gone));
+    expect(slabState().lent).toBe(lent);
+  });
+
+  it.each([['at once', 1000], ['on libuv\'s threads', 9000]])('compression, %s: once it has compressed or copied it', async (_, size) => {
+    const lent = slabState().lent;
+    const body = bodyOf('z'.repeat(size));
+    const copy = Buffer.from(body);
+    const coded = encodeAnswer(bytesAnswer(body), 'gzip');
+    expect(slabState().lent).toBe(lent);
+    // Bodies written after it (over its bytes, now that it is back) do not reach what is compressed.
+    for (let i = 0; i < 20; i++) releaseBody(bodyOf('q'.repeat(size)));
+    const a = await coded;
+    expect(a.kind === 'bytes' && zlib.gunzipSync(a.body as Uint8Array).equals(copy)).toBe(true);
+  });
+});
+
 describe('in-process, many answers at once', () => {
   const { service } = useFixtureService(2);
   it('each body equals the same answer asked alone', async () => {
@@ -70,13 +120,32 @@ describe('in-process, many answers at once', () => {
     for (let round = 0; round < 3; round++) {
       for (let at = round; at < urls.length; at += 24) {
         const turn = urls.slice(at, at + 24);
+        const lent = slabState().lent;
         const got = await Promise.all(turn.map((u) => inject(service(), u)));
+        // inject gave back every body it copied.
+        expect(slabState().lent).toBe(lent);
         got.forEach((r, i) => {
           expect(r.status, turn[i]).toBe(200);
           expect(r.body.equals(alone.get(turn[i]!)!), turn[i]).toBe(true);
         });
       }
     }
+  });
+
+  it("the cache's store, once it has copied it: a miss and then a hit, both equal to the answer", async () => {
+    const cached = { ...service(), cache: new ResponseCache(8 << 20) };
+    const govs = (await inject(service(), '/api/v1/governments?limit=30')).json<{ data: { canonical_govid: string }[] }>().data.map((g) => g.canonical_govid);
+    // A money answer: its rows are bytes, so its body is the slab's (a list of plain rows is text).
+    const u = `/api/v1/governments/${govs[0]}/spending`;
+    const want = (await inject(service(), u)).body;
+    const lent = slabState().lent;
+    const miss = await inject(cached, u);
+    expect(miss.headers['x-cache']).toBe('miss');
+    expect(slabState().lent).toBe(lent);
+    for (const g of govs.slice(1)) await inject(service(), `/api/v1/governments/${g}/spending`);
+    const hit = await inject(cached, u);
+    expect(hit.headers['x-cache']).toBe('hit');
+    expect(miss.body.equals(want) && hit.body.equals(want)).toBe(true);
   });
 });
 
