@@ -29,4 +29,14 @@ describe('benchmark smoke runs', () => {
     expect(table).toMatch(/ceiling in the same run: [\d,]+ req\/s .*cores idle \d+%/);
     expect(table).toMatch(/CPU per 1,000 rows[\s\S]*\| 1,131,643 \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d,]+ \| \d+% \|\n/);
   }, 300_000);
+
+  it('bench:answer-alloc measures an answer\'s heap bytes, its allocating functions and its scavenges on the fixture', async () => {
+    const out = await run('answer-alloc.js', '--no-write', '--answers', '400', '--govs', '40', '--top', '5');
+    for (const shape of ['spending?category=Police', 'spending all categories']) {
+      // The build's row: bytes an answer (thousands at least: an envelope and its rows), scavenges and their pause.
+      expect(out).toMatch(new RegExp(`\\*\\*${shape.replace(/[?]/g, '\\?')}\\*\\*\\n\\n[^\\n]+\\n[^\\n]+\\n\\| new \\| \\d{4,} \\| [\\d.]+ \\| [\\d.]+ \\|`));
+    }
+    // The functions that allocate, each with its bytes: the money table's among them.
+    expect(out).toMatch(/\| `[^`]*money-table\.js:\d+[^`]*` \| \d+ \|/);
+  }, 120_000);
 });
