@@ -12,10 +12,9 @@ import { appendFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import path from 'node:path';
 import { PerformanceObserver, constants, type PerformanceEntry as Entry } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
-import type { readConfig } from '../src/config.js';
-import type { financeCtx, financeService, loadFinanceData } from '../src/finance/http/service.js';
+import type { financeService } from '../src/finance/http/service.js';
 import type { inject } from '../src/server/inject.js';
+import { inlineBuild } from './lib/inline-build.js';
 
 const arg = (name: string, dflt: string): string => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1]! : dflt; };
 const HERE = path.resolve(import.meta.dirname, '../..');
@@ -26,12 +25,8 @@ const SHAPES: [string, string][] = [['spending?category=Police', 'spending?categ
 interface Build { name: string; inject: typeof inject; service: ReturnType<typeof financeService>; close(): Promise<void> }
 
 async function load(name: string, root: string): Promise<Build> {
-  const from = async <T>(file: string): Promise<T> => (await import(pathToFileURL(path.join(root, 'dist', file)).href)) as T;
-  const { readConfig: config } = await from<{ readConfig: typeof readConfig }>('src/config.js');
-  const svc = await from<{ financeCtx: typeof financeCtx; financeService: typeof financeService; loadFinanceData: typeof loadFinanceData }>('src/finance/http/service.js');
-  const c = config({ ...process.env, FINANCE_DATA: DATA, WORKERS: '1', RESPONSE_CACHE_MB: '0', RATE_LIMIT: '0', ACCESS_LOG: 'false' });
-  const ctx = await svc.financeCtx(c, await svc.loadFinanceData(c), { inline: true });
-  return { name, inject: (await from<{ inject: typeof inject }>('src/server/inject.js')).inject, service: svc.financeService(ctx, c), close: () => ctx.pool.close() };
+  const b = await inlineBuild(root, DATA);
+  return { name, inject: b.inject, service: b.service, close: () => b.ctx.pool.close() };
 }
 
 const builds: Build[] = [];

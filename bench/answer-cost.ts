@@ -17,10 +17,9 @@
 // same run means anything.
 
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { duckCost, duckThreads, type DuckCost } from './lib/duck.js';
-import type { readConfig } from '../src/config.js';
-import type { financeCtx, financeService, loadFinanceData } from '../src/finance/http/service.js';
+import type { financeService } from '../src/finance/http/service.js';
+import { inlineBuild } from './lib/inline-build.js';
 import type { inject } from '../src/server/inject.js';
 import type { serialize, Envelope } from '../src/server/envelope.js';
 import type { answer } from '../src/finance/http/money.js';
@@ -64,15 +63,9 @@ interface Build {
 }
 
 async function load(name: string, root: string): Promise<Build> {
-  const from = async <T>(file: string): Promise<T> => (await import(pathToFileURL(path.join(root, 'dist', file)).href)) as T;
-  const { readConfig: config } = await from<{ readConfig: typeof readConfig }>('src/config.js');
-  const svc = await from<{ financeCtx: typeof financeCtx; financeService: typeof financeService; loadFinanceData: typeof loadFinanceData }>('src/finance/http/service.js');
-  const c = config({ ...process.env, FINANCE_DATA: DATA, WORKERS: '1', RESPONSE_CACHE_MB: '0', RATE_LIMIT: '0', ACCESS_LOG: 'false' });
-  // As on a front thread: small jobs run on this thread.
-  const ctx = await svc.financeCtx(c, await svc.loadFinanceData(c), { inline: true });
+  const { ctx, service, inject: inj, from } = await inlineBuild(root, DATA);
   const b: Build = {
-    name, ctx, service: svc.financeService(ctx, c), reqs: new Map(), handles: new Map(),
-    inject: (await from<{ inject: typeof inject }>('src/server/inject.js')).inject,
+    name, ctx, service, reqs: new Map(), handles: new Map(), inject: inj,
     serialize: (await from<{ serialize: typeof serialize }>('src/server/envelope.js')).serialize,
     answer: (await from<{ answer: typeof answer }>('src/finance/http/money.js')).answer,
     planOf: (await from<{ planOf: typeof planOf }>('src/finance/plan-of.js')).planOf,
