@@ -14,6 +14,7 @@ import path from 'node:path';
 import { PerformanceObserver, constants, type PerformanceEntry as Entry } from 'node:perf_hooks';
 import type { financeService } from '../src/finance/http/service.js';
 import type { inject } from '../src/server/inject.js';
+import { withRows } from './lib/governments.js';
 import { inlineBuild } from './lib/inline-build.js';
 
 const arg = (name: string, dflt: string): string => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1]! : dflt; };
@@ -34,8 +35,7 @@ if (arg('--old', '')) builds.push(await load('old', path.resolve(arg('--old', ''
 builds.push(await load('new', HERE));
 const b0 = builds[0]!;
 // The governments the served benches ask for: the most populous with rows in the mirror.
-const govids = ((await b0.inject(b0.service, `/api/v1/governments?limit=${nGovs}`)).json() as { data: { canonical_govid: string; years_in_mirror: number[] }[] }).data
-  .filter((g) => g.years_in_mirror.length > 0).map((g) => g.canonical_govid);
+const govids = withRows((await b0.inject(b0.service, `/api/v1/governments?limit=${nGovs}`)).json());
 
 /** Young-generation collections while `run` answers: how many, and their pause in all (ms). */
 async function scavenges(run: () => Promise<void>): Promise<{ count: number; ms: number }> {

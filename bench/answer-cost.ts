@@ -19,6 +19,7 @@
 import path from 'node:path';
 import { duckCost, duckThreads, type DuckCost } from './lib/duck.js';
 import type { financeService } from '../src/finance/http/service.js';
+import { withRows } from './lib/governments.js';
 import { inlineBuild } from './lib/inline-build.js';
 import type { inject } from '../src/server/inject.js';
 import type { serialize, Envelope } from '../src/server/envelope.js';
@@ -89,8 +90,7 @@ const first = builds[0]!.ctx;
 // --served: the governments the served benches ask for (bench:load, bench:pairs): the 1,000 most populous with
 // rows in the mirror, taken evenly; otherwise evenly over the whole registry (many without rows).
 const served = process.argv.includes('--served')
-  ? ((await builds[0]!.inject(builds[0]!.service, '/api/v1/governments?limit=1000')).json() as { data: { canonical_govid: string; years_in_mirror: number[] }[] }).data
-    .filter((g) => g.years_in_mirror.length > 0).map((g) => g.canonical_govid)
+  ? withRows((await builds[0]!.inject(builds[0]!.service, '/api/v1/governments?limit=1000')).json())
   : null;
 const govids = served !== null
   ? Array.from({ length: Math.min(nGovs, served.length) }, (_, k) => served[Math.floor((k * served.length) / Math.min(nGovs, served.length))]!)
