@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { LoadError, parquetTable, readBytes, sha256, tableRows } from '../corpus/parquet.js';
 import { STATE_BY_FIPS, type StateInfo } from '../geo/states.js';
 import { WIDE_ERA_LAST_YEAR } from './eras.js';
+import { readCodeSet, readFormerIds, type CodeSet } from './catalog-columns.js';
 import { SCHEMAS, tableFile, type Manifest, type SchemaRules, type TableName } from './manifest.js';
 
 export type Flow = 'expenditure' | 'revenue' | 'balance';
@@ -99,7 +100,10 @@ export interface Catalog {
   formerIds: Map<string, string>;
   lineage: LineageEvent[];
   states: StateInfo[];
-  tables: Partial<Record<TableName, Record<string, unknown>[]>>;
+  /** The metadata tables as rows, but for the registry (governments), canonical_alias (formerIds) and code_set (codeSet). */
+  tables: Partial<Record<Exclude<TableName, 'canonical_alias' | 'code_set'>, Record<string, unknown>[]>>;
+  /** code_set as columns, null when the corpus publishes none (before schema_version 6). */
+  codeSet: CodeSet | null;
   cpi: { series: string; source: string; index: Map<number, number> };
   sourceFiles: Set<TableName>;
 }
@@ -113,6 +117,8 @@ export async function loadCatalog(dir: string, manifest: Manifest): Promise<Cata
   const rules = SCHEMAS[manifest.schemaVersion]!;
   const tables: Catalog['tables'] = {};
   const sourceFiles = new Set<TableName>();
+  let codeSet: CodeSet | null = null;
+  let formerIds = new Map<string, string>();
   for (const name of ALL_TABLES) {
     const entry = tableFile(manifest, name);
     if (entry === undefined) {
@@ -124,7 +130,9 @@ export async function loadCatalog(dir: string, manifest: Manifest): Promise<Cata
     const file = path.join(dir, entry.path);
     const bytes = await readBytes(file);
     if (entry.sha256 !== null && sha256(bytes) !== entry.sha256) throw new LoadError(file, 'sha256 does not match the manifest (corrupt or truncated file)');
-    tables[name] = tableRows(await parquetTable(file, bytes));
+    if (name === 'code_set') codeSet = readCodeSet(await parquetTable(file, bytes, ['item_code', 'year', 'type', 'is_aggregate']));
+    else if (name === 'canonical_alias') formerIds = readFormerIds(await parquetTable(file, bytes, ['alias_id', 'id_kind', 'canonical_govid']));
+    else tables[name] = tableRows(await parquetTable(file, bytes));
     sourceFiles.add(name);
   }
 
@@ -146,16 +154,12 @@ export async function loadCatalog(dir: string, manifest: Manifest): Promise<Cata
   for (const c of [...classes.keys()].sort()) addCode(c);
   // Every code the metadata names gets its id here, so parallel loaders agree on ids without talking.
   const named = new Set<string>();
-  for (const r of tables.code_set ?? []) named.add(String(r.item_code));
+  for (const c of codeSet?.codes ?? []) named.add(c);
   for (const r of tables.harmonization_map ?? []) { named.add(String(r.item_code)); if (r.harmonized_code !== null) named.add(String(r.harmonized_code)); }
   for (const c of [...named].sort()) addCode(c);
 
   const governments = (tables.canonical_fips_xwalk!).map(toGovernment).sort(byPopulation);
   const govId = new Map(governments.map((g, i) => [g.canonical_govid, i]));
-  const formerIds = new Map<string, string>();
-  for (const a of tables.canonical_alias ?? []) {
-    if (a.id_kind === 'pid_12' && a.alias_id !== a.canonical_govid) formerIds.set(String(a.alias_id), String(a.canonical_govid));
-  }
   const lineage = (tables.lineage_events ?? []).map((r) => ({
     predecessor_canonical: String(r.predecessor_canonical).padStart(12, '0'),
     successor_canonical: String(r.successor_canonical).padStart(12, '0'),
@@ -168,14 +172,13 @@ export async function loadCatalog(dir: string, manifest: Manifest): Promise<Cata
 
   const catalog: Catalog = {
     dir, manifest, rules, years, minYear, maxYear, holes, codes, codeId, classes,
-    categories: categoryRows(classes), recipes: [], governments, govId, formerIds, lineage, states, tables,
+    categories: categoryRows(classes), recipes: [], governments, govId, formerIds, lineage, states, tables, codeSet,
     cpi: loadCpi(), sourceFiles,
   };
   catalog.recipes = buildRecipes(catalog);
-  // The registry and alias tables live on as governments/govId/formerIds; their
-  // raw rows are the bulk of the catalog's heap and nothing reads them again.
+  // The registry lives on as governments and govId; its raw rows were the bulk
+  // of the catalog's heap and nothing reads them again.
   delete tables.canonical_fips_xwalk;
-  delete tables.canonical_alias;
   for (const r of catalog.recipes) for (const c of r.components) addCode(c.component_code);
   return catalog;
 }

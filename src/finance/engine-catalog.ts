@@ -87,19 +87,19 @@ export interface EngineCatalog {
 export function buildEngineCatalog(cat: Catalog): EngineCatalog {
   const kept = built.get(cat.codes);
   if (kept !== undefined && kept.nCodes === cat.codes.length && kept.classes === cat.classes && kept.categories === cat.categories
-    && kept.recipes === cat.recipes && kept.governments === cat.governments && kept.tables === cat.tables
+    && kept.recipes === cat.recipes && kept.governments === cat.governments && kept.tables === cat.tables && kept.codeSet === cat.codeSet
     && kept.sourceFiles === cat.sourceFiles && kept.years.length === cat.years.length && kept.years.every((y, i) => y === cat.years[i])) {
     return kept.engine;
   }
   const engine = makeEngineCatalog(cat);
   built.set(cat.codes, {
     nCodes: cat.codes.length, classes: cat.classes, categories: cat.categories, recipes: cat.recipes, governments: cat.governments,
-    tables: cat.tables, sourceFiles: cat.sourceFiles, years: [...cat.years], engine,
+    tables: cat.tables, codeSet: cat.codeSet, sourceFiles: cat.sourceFiles, years: [...cat.years], engine,
   });
   return engine;
 }
 
-type Built = Pick<Catalog, 'classes' | 'categories' | 'recipes' | 'governments' | 'tables' | 'sourceFiles' | 'years'> & { nCodes: number; engine: EngineCatalog };
+type Built = Pick<Catalog, 'classes' | 'categories' | 'recipes' | 'governments' | 'tables' | 'codeSet' | 'sourceFiles' | 'years'> & { nCodes: number; engine: EngineCatalog };
 const built = new WeakMap<string[], Built>();
 
 function makeEngineCatalog(cat: Catalog): EngineCatalog {
@@ -150,11 +150,14 @@ function makeEngineCatalog(cat: Catalog): EngineCatalog {
   const supersedes = cat.recipes.map((r) => (r.supersedes ?? []).map((id) => recipeIndex.get(id)).filter((i): i is number => i !== undefined));
 
   const grid: Record<number, number[][]> = {};
-  for (const row of cat.tables.code_set ?? []) {
-    if (row.is_aggregate === true) continue;
-    const id = cat.codeId.get(String(row.item_code));
-    if (id === undefined || codeCat[id]! < 0) continue;
-    const year = Number(row.year), type = Number(row.type);
+  const set = cat.codeSet;
+  // code_set's codes to global ids, once per distinct code.
+  const setCodeId = (set?.codes ?? []).map((c) => cat.codeId.get(c) ?? -1);
+  for (let r = 0; set !== null && r < set.code.length; r++) {
+    if (set.aggregate[r] === 1 || set.code[r]! < 0) continue;
+    const id = setCodeId[set.code[r]!]!;
+    if (id < 0 || codeCat[id]! < 0) continue;
+    const year = set.year[r]!, type = set.type[r]!;
     const byType = (grid[year] ??= [[], [], [], []]);
     const cell = (codeCat[id]! << 8) | codeSub[id]!;
     if (type >= 0 && type <= 3 && !byType[type]!.includes(cell)) byType[type]!.push(cell);
@@ -168,6 +171,6 @@ function makeEngineCatalog(cat: Catalog): EngineCatalog {
     nCodes, codeFlow, codeCat, codeSub, codeKey: rowCategoryKeys(codeCat, categories.length), categories, categoryFlow, categoryRank: rank(categories), subtypes, subtypeRank: rank(subtypes),
     govType, govRank, govFirstYear: Uint16Array.from(cat.governments, (g) => g.first_year ?? 0),
     govLastYear: Uint16Array.from(cat.governments, (g) => g.last_year ?? 0), recipes, categoryRecipes, supersedes, grid, censusZeroYears,
-    hasRepresentation: cat.sourceFiles.has('representation') && cat.sourceFiles.has('code_set'),
+    hasRepresentation: cat.sourceFiles.has('representation') && cat.codeSet !== null,
   };
 }

@@ -37,7 +37,7 @@ import { parseQueryString } from './query.js';
 import { JSON_TYPE, render, renderEnvelope, type RenderContext } from './render.js';
 import type { Reply, RouteSpec } from './route-spec.js';
 import { Router, type Match } from './router.js';
-import type { Service } from './service.js';
+import type { Asset, Service } from './service.js';
 import { compileValidator, type Validator } from './validate.js';
 import { registerOps } from './ops-routes.js';
 import { charge, chargeFailed, HEAD_COST, REVALIDATION_COST } from './rate-stage.js';
@@ -62,14 +62,34 @@ export interface Pipeline {
 interface Line<Ctx> {
   service: Service<Ctx>;
   router: Router<Compiled<Ctx>>;
-  /** The fixed files, each in every coding offered (compressed once, here), with its validators. */
-  assets: Map<string, Map<Encoding, { answer: Answer & { kind: 'bytes' }; validators: Record<string, string> }>>;
+  /** The fixed files, each in every coding offered (compressed once, when first asked for), with its validators. */
+  assets: Map<string, (enc: Encoding) => { answer: BytesAnswer; validators: Record<string, string> }>;
   /** The operator's routes, by exact path (ops-routes.ts). */
   operational: Map<string, Compiled<Ctx>>;
   telemetry: Telemetry;
 }
 
 type BytesAnswer = Answer & { kind: 'bytes' };
+
+/**
+ * A fixed file (a page, a script, a map) in a coding, compressed the first time a client asks for it in
+ * that coding and kept. Compressing every file in every coding at start took 100-250 ms of each serving
+ * thread's start (profiled, 2026-11-28) for files most servers never send; the first ask pays a few ms.
+ */
+function fixedFile(a: Asset): (enc: Encoding) => { answer: BytesAnswer; validators: Record<string, string> } {
+  const base = assetValidators(a.body);
+  const coded = new Map<Encoding, { answer: BytesAnswer; validators: Record<string, string> }>();
+  return (enc) => {
+    let c = coded.get(enc);
+    if (c === undefined) {
+      const validators = codedValidators(base, enc)!;
+      const plain: BytesAnswer = { kind: 'bytes', status: 200, contentType: a.contentType, body: a.body, headers: { ...a.headers, ...validators } };
+      c = { answer: encodeNow(plain, enc) as BytesAnswer, validators };
+      coded.set(enc, c);
+    }
+    return c;
+  };
+}
 
 export function compilePipeline<Ctx>(service: Service<Ctx>): Pipeline {
   const router = new Router<Compiled<Ctx>>();
@@ -84,15 +104,7 @@ export function compilePipeline<Ctx>(service: Service<Ctx>): Pipeline {
   if (service.routes.length > MAX_ROUTES) throw new Error(`${service.name}: ${service.routes.length} routes, more than the metrics board's ${MAX_ROUTES}`);
   registerOps(service.name, service.routes.map((r) => r.id), service.ops ?? {});
   const assets: Line<Ctx>['assets'] = new Map();
-  for (const [path, a] of service.assets) {
-    const byCoding = new Map<Encoding, { answer: BytesAnswer; validators: Record<string, string> }>();
-    for (const enc of OFFERED) {
-      const validators = codedValidators(assetValidators(a.body), enc)!;
-      const plain: BytesAnswer = { kind: 'bytes', status: 200, contentType: a.contentType, body: a.body, headers: { ...a.headers, ...validators } };
-      byCoding.set(enc, { answer: encodeNow(plain, enc) as BytesAnswer, validators });
-    }
-    assets.set(path, byCoding);
-  }
+  for (const [path, a] of service.assets) assets.set(path, fixedFile(a));
   const line: Line<Ctx> = { service, router, assets, operational, telemetry: telemetry(service.name) };
   return {
     dispatch(req, ex) {
@@ -152,8 +164,9 @@ function negotiated(req: Incoming): Encoding {
 
 /** The fixed files (docs and explorer pages), in the negotiated coding, revalidated by their ETag. */
 function asset<Ctx>(line: Line<Ctx>, req: Incoming, enc: Encoding, ex: Exchange): Answer | undefined {
-  const a = line.assets.get(req.path)?.get(enc);
-  if (a === undefined) return undefined;
+  const file = line.assets.get(req.path);
+  if (file === undefined) return undefined;
+  const a = file(enc);
   ex.route = ROUTE_ASSET;
   if (req.ifNoneMatch !== '' && etagMatches(req.ifNoneMatch, a.validators.ETag!)) {
     charge(line.service.rate, req, ex, REVALIDATION_COST);
