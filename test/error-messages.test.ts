@@ -104,7 +104,12 @@ const ROWS: Record<string, Row> = {
     trigger: finance('/api/v1/spending?year=2019'),
     message: `Query parameter 'year' is not accepted by /api/v1/spending: year (singular) is accepted only on /governments/{govid}/peers; use years (e.g. years=2019 or years=2011-2020). Accepted keys: ${SPENDING_KEYS}.`,
   },
-  'E_REPEATED_KEY.repeated': { trigger: finance('/api/v1/categories?type=x&type=y'), message: "Query parameter 'type' is given more than once; give it once (lists are comma-separated)." },
+  // No school parameter takes a list: the message does not speak of one.
+  'E_REPEATED_KEY.repeated': { trigger: arrests('/api/v1/estimates?race=BL&race=WH'), message: "Query parameter 'race' is given more than once; give it once." },
+  'E_REPEATED_KEY.repeatedList': {
+    trigger: finance(`${GOV}/spending?years=2019&years=2020`),
+    message: "Query parameter 'years' is given more than once; give it once, with its values comma-separated (years=2019,2020).",
+  },
   'E_BAD_QUERY.emptyKey': { trigger: finance('/api/v1/governments?=1'), message: 'Query string has an empty key.' },
   'E_BAD_QUERY.tooManyKeys': {
     trigger: finance(`/api/v1/governments?${Array.from({ length: 65 }, (_, i) => `k${i}=1`).join('&')}`),

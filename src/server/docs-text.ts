@@ -41,7 +41,7 @@ export const COMPRESSION: Decision = {
 /** Repeated keys and the query syntax, the same on both services (the query parser enforces them). */
 export const REPEATED_KEYS: Decision = {
   topic: 'repeated query keys',
-  decision: 'A key given twice is a 400 (E_REPEATED_KEY), not "last wins": lists are comma-separated values of one key.',
+  decision: 'A key given twice is a 400 (E_REPEATED_KEY), not "last wins": a key that takes several values (years, govid, category) takes them comma-separated in one key, as its message shows.',
 };
 
 export const QUERY_SYNTAX: Decision = {

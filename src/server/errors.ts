@@ -69,7 +69,8 @@ export const ERROR_CATALOG = {
   E_REPEATED_KEY: {
     status: 400, summary: 'A query key given more than once.',
     messages: {
-      repeated: msg("Query parameter '{key}' is given more than once; give it once (lists are comma-separated).", { key: 'state' }),
+      repeated: msg("Query parameter '{key}' is given more than once; give it once.", { key: 'state' }),
+      repeatedList: msg("Query parameter '{key}' is given more than once; give it once, with its values comma-separated ({key}={example}).", { key: 'years', example: '2019,2020' }),
     },
   },
   E_BAD_QUERY: {

@@ -52,6 +52,14 @@ interface Compiled<Ctx> {
   spec: RouteSpec<Ctx>;
   validate: Validator<Ctx>;
   canonical: Canonicalizer;
+  /** For a key that takes several values (ParamSpec.list), its example: the message of a key given twice shows it. */
+  listExample: (key: string) => string | undefined;
+}
+
+function listExamples<Ctx>(spec: RouteSpec<Ctx>): (key: string) => string | undefined {
+  const lists = new Map<string, string>();
+  for (const [key, p] of Object.entries(spec.query)) if (p.list !== undefined) lists.set(key, p.list);
+  return (key) => lists.get(key);
 }
 
 export interface Pipeline {
@@ -95,7 +103,7 @@ export function compilePipeline<Ctx>(service: Service<Ctx>): Pipeline {
   const router = new Router<Compiled<Ctx>>();
   const operational: Line<Ctx>['operational'] = new Map();
   service.routes.forEach((spec, index) => {
-    const c = { index, spec, validate: compileValidator(spec), canonical: compileCanonical(spec) };
+    const c = { index, spec, validate: compileValidator(spec), canonical: compileCanonical(spec), listExample: listExamples(spec) };
     if (spec.operational) operational.set(spec.path, c);
     else router.add(spec.path, c);
   });
@@ -216,7 +224,7 @@ function store(coded: Answer, rc: RenderContext, get: boolean): Answer {
 
 /** The validate stage: typed parameters, and the request's canonical URL (canonical.ts). */
 function validate<Ctx>(service: Service<Ctx>, match: Match<Compiled<Ctx>>, req: Incoming): { params: unknown; url: string } {
-  const query = parseQueryString(req.query);
+  const query = parseQueryString(req.query, match.route.listExample);
   acceptedFormat(match.route.spec, query, req.accept);
   const params = match.route.validate(query, match.values, service.ctx);
   return { params, url: match.route.canonical(match.values, query) };

@@ -6,7 +6,8 @@ import { apiError } from './errors.js';
 
 const MAX_KEYS = 64;
 
-export function parseQueryString(raw: string): Map<string, string> {
+/** The query's keys and values; listExample names, for a key that takes several values, how to give them (in the message when it is repeated). */
+export function parseQueryString(raw: string, listExample?: (key: string) => string | undefined): Map<string, string> {
   const out = new Map<string, string>();
   if (raw === '') return out;
   for (const part of raw.split('&')) {
@@ -15,7 +16,10 @@ export function parseQueryString(raw: string): Map<string, string> {
     const key = decode(eq < 0 ? part : part.slice(0, eq), 'key');
     const value = eq < 0 ? '' : decode(part.slice(eq + 1), `value of '${key}'`);
     if (key === '') throw apiError('E_BAD_QUERY', 'emptyKey');
-    if (out.has(key)) throw apiError('E_REPEATED_KEY', 'repeated', { key });
+    if (out.has(key)) {
+      const example = listExample?.(key);
+      throw example === undefined ? apiError('E_REPEATED_KEY', 'repeated', { key }) : apiError('E_REPEATED_KEY', 'repeatedList', { key, example });
+    }
     out.set(key, value);
     if (out.size > MAX_KEYS) throw apiError('E_BAD_QUERY', 'tooManyKeys', { max: MAX_KEYS });
   }

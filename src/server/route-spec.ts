@@ -30,6 +30,8 @@ export interface ParamSpec<Ctx = unknown, T = unknown> {
   /** The error when a required key is missing (default: E_MISSING's "<name> is required for <route>."). */
   missing?: () => ApiError;
   example?: string;
+  /** When the key takes several values, comma-separated in one key (years, govid, category): an example of several, which the message of a key given twice shows. */
+  list?: string;
   parse(raw: string, name: string, ctx: Ctx): T;
 }
 

@@ -29,7 +29,7 @@ export const META_FIELDS = [
 ];
 
 export const DECISIONS = [
-  { topic: 'data shape', decision: 'data is always an array of row objects. Routes about one thing (/, /health, /governments/{govid}) answer a one-row array, so clients read every answer the same way.' },
+  { topic: 'data shape', decision: 'data is an array of row objects on every success (null on an error, beside error). Routes about one thing (/, /health, /governments/{govid}) answer a one-row array, so clients read every answer the same way.' },
   { topic: 'default limit', decision: 'limit defaults to 1000 on the money routes and /rollups (a government\'s whole history in one page) and to 100 on /governments; the cap is 1000 in JSON mode and above it is a 400, never clamped.' },
   REPEATED_KEYS,
   QUERY_SYNTAX,

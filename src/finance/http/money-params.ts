@@ -35,6 +35,7 @@ export function categoryParam(o: { flows: Flow[]; route: string; single?: boolea
     schema: { type: 'string', maxLength: 2000 },
     allowed: `names from /categories of type ${o.flows.join(' or ')}${o.allowAll === false ? '' : `, or '${ALL_CATEGORIES}'`}`,
     required: o.required,
+    ...(o.single ? {} : { list: o.flows[0] === 'revenue' ? 'Property Tax,General Sales Tax' : o.flows[0] === 'balance' ? 'Fund Balances,Retirement System Holdings' : 'Police,Fire' }),
     example: o.flows[0] === 'revenue' ? 'Property Tax' : o.flows[0] === 'balance' ? 'Fund Balances' : 'Police',
     parse(raw, name, ctx) {
       const parts = raw.split(',').map((s) => s.trim());

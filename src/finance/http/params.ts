@@ -32,6 +32,7 @@ export function yearsParam(o: YearsOptions): P<number[]> {
     default: o.default,
     defaultText: o.defaultText,
     example: '2019,2020',
+    list: '2019,2020',
     parse: (raw, _name, ctx) => parseYears(raw, ctx.catalog),
   };
   return spec;
@@ -101,6 +102,7 @@ export const govidListParam: P<GovidList> = {
   schema: { type: 'string', pattern: '^\\d{12}(,\\d{12})*$' },
   allowed: `up to ${MAX_GOVIDS} twelve-digit ids, comma-separated`,
   example: '062037161174,061037123085',
+  list: '062037161174,061037123085',
   parse(raw, name, ctx) {
     const ids = [...new Set(raw.split(',').map((s) => s.trim()))];
     if (ids.length > MAX_GOVIDS) throw apiError('E_BAD_VALUE', 'tooManyGovids', { name, max: MAX_GOVIDS, count: ids.length });
