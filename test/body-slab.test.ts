@@ -66,13 +66,18 @@ describe('the body slab', () => {
 });
 
 /** A uWS response that keeps what end() was given, copied as uWS copies it. */
-function fakeResponse(): { res: any; ended: Buffer[] } {
+/** A uWS response; with blocked, a client that takes nothing until writable() is called (uWS's onWritable at offset 0). */
+function fakeResponse(o: { blocked?: boolean } = {}): { res: any; ended: Buffer[]; writable: () => void } {
   const ended: Buffer[] = [];
+  let blocked = o.blocked === true, onWritable: ((offset: number) => boolean) | undefined;
   const res = {
     onAborted: () => res, cork: (f: () => void) => { f(); return res; }, writeStatus: () => res, writeHeader: () => res,
     end: (b: Uint8Array | string) => { ended.push(Buffer.from(b)); return res; }, endWithoutBody: () => res,
+    getWriteOffset: () => 0,
+    tryEnd: (b: Uint8Array | string) => { if (blocked) return [false, false]; ended.push(Buffer.from(b)); return [true, true]; },
+    onWritable: (f: (offset: number) => boolean) => { onWritable = f; return res; },
   };
-  return { res, ended };
+  return { res, ended, writable: () => { blocked = false; onWritable?.(0); } };
 }
 const SERVICE = { name: 'finance', accessLog: false } as any;
 const bytesAnswer = (body: Uint8Array): any => ({ kind: 'bytes', status: 200, contentType: 'application/json', body });
@@ -94,6 +99,21 @@ describe('who gives a body back', () => {
     ex.gone = true;
     out.write(bytesAnswer(gone));
     expect(slabState().lent).toBe(lent);
+  });
+
+  it('the server, when the client cannot take the body yet: a copy goes once it can, the slab is back at once', () => {
+    const lent = slabState().lent;
+    const body = bodyOf('slow'.repeat(400));
+    const copy = Buffer.from(body);
+    const { res, ended, writable } = fakeResponse({ blocked: true });
+    new Outgoing(res, new Exchange('t3'), SERVICE, 'get', '/x', performance.now()).write(bytesAnswer(body));
+    expect(ended).toHaveLength(0);
+    expect(slabState().lent).toBe(lent);
+    // The slab is written over meanwhile; what goes out is still the answer's bytes.
+    for (let i = 0; i < 20; i++) releaseBody(bodyOf('q'.repeat(1600)));
+    writable();
+    expect(ended).toHaveLength(1);
+    expect(ended[0]!.equals(copy)).toBe(true);
   });
 
   it.each([['at once', 1000], ['on libuv\'s threads', 9000]])('compression, %s: once it has compressed or copied it', async (_, size) => {
