@@ -66,6 +66,38 @@ describe('per capita and real dollars', () => {
 });
 
 describe('complete=true', () => {
+  it('never fills a census $0 where the corpus holds rows of the cell that the answer does not sum (discontinued codes, a family total alone)', async () => {
+    // Every (government, category, subtype) of FY2011 with a row of any published code, as DuckDB finds them.
+    const cellsWithRows = async (flow: 'spend' | 'revenue', ids: string[]): Promise<Set<string>> => new Set((await query(`
+      SELECT DISTINCT l.canonical_govid || '|' || c.category || '|' || c.${flow}_subtype AS k FROM ${long()} l JOIN ${table('summary_categories')} c USING (item_code)
+      WHERE l.year = 2011 AND c.${flow}_subtype IS NOT NULL AND l.canonical_govid IN (${ids.map((i) => `'${i}'`).join(',')})`)).map((r) => r.k as string));
+    // Governments with FY2011 rows that harmonization discontinues, and with an intergovernmental family total alone.
+    const na = (await query(`SELECT canonical_govid AS id FROM ${long()} WHERE year = 2011 AND harmonized_code IS NULL AND NOT is_aggregate GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 4`)).map((r) => r.id as string);
+    const ig = (await query(`SELECT canonical_govid AS id FROM ${long()} WHERE year = 2011 AND item_code IN ('B89', 'C89', 'D89') GROUP BY 1 ORDER BY 1 LIMIT 4`)).map((r) => r.id as string);
+    expect(na.length).toBe(4);
+    expect(ig.length).toBe(4);
+    let zeros = 0, published = 0;
+    for (const [route, flow] of [['spending', 'spend'], ['revenue', 'revenue']] as const) {
+      const ids = [...na, ...ig];
+      const has = await cellsWithRows(flow, ids);
+      for (const id of ids) {
+        const { body } = await get(`/api/v1/governments/${id}/${route}?complete=true&years=2011`);
+        let here = 0;
+        for (const r of body.data) {
+          const k = `${id}|${r.category}|${r[`${flow}_subtype`]}`;
+          if (r.value_source === 'census_zero') { zeros++; expect(has.has(k), `${k}: census_zero $0, yet the corpus has rows of the cell`).toBe(false); }
+          if (r.value_source === 'not_reported' && has.has(k)) { here++; expect(r.amt_nominal).toBeNull(); }
+        }
+        // The provenance counts them: the exceptions to the year's absence_means (census_zero) that not_in_survey does not name.
+        expect(body.provenance.completion.published_not_summed, `${id} ${route}`).toEqual(here > 0 ? [{ year: 2011, n_cells: here }] : []);
+        published += here;
+      }
+    }
+    // Both kinds were seen: cells truly absent ($0), and published cells not summed (null).
+    expect(zeros).toBeGreaterThan(0);
+    expect(published).toBeGreaterThan(0);
+  });
+
   it('names the governments not in a dense year\'s survey at all: their cells not_reported, listed in completion.not_in_survey (issue 22, item 2)', async () => {
     // The issue's government: rows in later years, none at all in FY2011 (the parquet says so).
     const [{ n }] = await query(`SELECT count(*)::INTEGER AS n FROM ${long()} WHERE canonical_govid = '253005106094' AND year = 2011`);
@@ -105,7 +137,7 @@ describe('complete=true', () => {
       else expect(r).toMatchObject({ value_source: 'not_reported', amt_nominal: null });
     }
     expect(full.provenance.completion).toMatchObject({ applied: true, absence_means: { 2011: 'census_zero', 2019: 'not_reported', 2020: 'not_reported' } });
-    expect(plain.provenance.completion).toEqual({ applied: false, rows_filled: 0, absence_means: {}, not_in_survey: [] });
+    expect(plain.provenance.completion).toEqual({ applied: false, rows_filled: 0, absence_means: {}, not_in_survey: [], published_not_summed: [] });
     expect('value_source' in plain.data[0]).toBe(false);
   });
 
@@ -262,6 +294,22 @@ describe('provenance', () => {
     expect(body.provenance.harmonization.na_amount_excluded).toBe(state!.amt);
     const raw = (await get(`/api/v1/governments/${state!.canonical_govid}/spending?basis=raw`)).body;
     expect(raw.provenance.harmonization).toMatchObject({ applied: false, na_rows_excluded: 0 });
+  });
+
+  it('counts, under a category, only the excluded rows of that category', async () => {
+    const count = async (id: string, category: string): Promise<{ n: number; amt: number }> => (await query(`
+      SELECT count(*)::INTEGER AS n, coalesce(sum(amt), 0) * 1000 AS amt FROM ${long()} l JOIN ${table('summary_categories')} c USING (item_code)
+      WHERE l.canonical_govid = '${id}' AND NOT is_aggregate AND harmonized_code IS NULL AND c.category = '${category}' AND c.spend_subtype IN ('operations', 'capital', 'assistance')`))[0] as { n: number; amt: number };
+    const [top] = await query(`
+      SELECT canonical_govid AS id, c.category FROM ${long()} l JOIN ${table('summary_categories')} c USING (item_code)
+      WHERE NOT is_aggregate AND harmonized_code IS NULL AND c.spend_subtype IN ('operations', 'capital', 'assistance') GROUP BY 1, 2 ORDER BY count(*) DESC, 1, 2 LIMIT 1`);
+    for (const category of [top!.category as string, 'Police']) {
+      const want = await count(top!.id as string, category);
+      const { body } = await get(`/api/v1/governments/${top!.id}/spending?category=${encodeURIComponent(category)}`);
+      expect(body.provenance.harmonization.na_rows_excluded, category).toBe(want.n);
+      expect(body.provenance.harmonization.na_amount_excluded, category).toBe(Number(want.amt));
+    }
+    expect((await count(top!.id as string, top!.category as string)).n).toBeGreaterThan(0);
   });
 
   it('keeps series breaks of the codes apart from the corpus-wide ALL breaks, selected by year', async () => {

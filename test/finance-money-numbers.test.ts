@@ -157,7 +157,8 @@ describe('a harmonized query for named categories (which reads only those catego
           const want = all.data.filter((r: any) => pick.includes(r.category));
           expect(one.body.data.map((r: any) => [r.year, r.category, r[field], r.amt_nominal, r.codes_included]), `${govid} ${verb} ${pick}`)
             .toEqual(want.map((r: any) => [r.year, r.category, r[field], r.amt_nominal, r.codes_included]));
-          expect(one.body.provenance.harmonization.na_rows_excluded).toBe(all.provenance.harmonization.na_rows_excluded);
+          // The rows harmonization excluded, counted within the categories asked for (their exact count: finance-money-features).
+          expect(one.body.provenance.harmonization.na_rows_excluded).toBeLessThanOrEqual(all.provenance.harmonization.na_rows_excluded);
           compared++;
         }
       }

@@ -54,10 +54,13 @@ function queries(ctx: FixtureCtx) {
   const ofFlows = (flows: number[], cats: number[]): number[] => cats.filter((c) => flows.includes(e.categoryFlow[c]!));
   const allCats = e.categories.map((_, i) => i);
   const withRecipes = allCats.filter((i) => e.categoryRecipes[i]!.length > 0);
+  // Categories of the codes the harmonization map discontinues (no harmonized code): a plan counts those rows only when it names them.
+  const discontinued = (catalog.tables.harmonization_map ?? []).filter((r) => r.harmonized_code === null).map((r) => catalog.codeId.get(String(r.item_code))!);
+  const withUnmapped = [...new Set(discontinued.map((code) => e.codeCat[code]!).filter((c) => c >= 0))];
   const sometimes = <T>(arb: fc.Arbitrary<T>, otherwise: T): fc.Arbitrary<T> => fc.oneof({ arbitrary: fc.constant(otherwise), weight: 3 }, { arbitrary: arb, weight: 1 });
   return fc.constantFrom(...ROUTES).chain((route) => {
     const flows = route.flows.map((f) => FLOW_ID[f]!);
-    const named = ofFlows(flows, allCats), recovered = ofFlows(flows, withRecipes);
+    const named = ofFlows(flows, allCats), recovered = ofFlows(flows, withRecipes), unmapped = ofFlows(flows, withUnmapped);
     return fc.record({
       route: fc.constant(route),
       govs: fc.oneof(fc.array(gov, { minLength: 1, maxLength: 3 }), fc.array(gov, { minLength: 1, maxLength: 40 })),
@@ -65,7 +68,7 @@ function queries(ctx: FixtureCtx) {
       // none, All Categories, or named ones (often one a recipe would stand in for: suggestions, suppressed Direct legs)
       category: fc.oneof(
         fc.constant<'none' | 'all'>('none'), fc.constant<'none' | 'all'>('all'),
-        fc.uniqueArray(recovered.length > 0 ? fc.oneof(fc.constantFrom(...recovered), fc.constantFrom(...named)) : fc.constantFrom(...named), { minLength: 1, maxLength: 3 }),
+        fc.uniqueArray(fc.oneof(...[recovered, named, unmapped].filter((c) => c.length > 0).map((c) => fc.constantFrom(...c))), { minLength: 1, maxLength: 3 }),
       ),
       recipe: sometimes(fc.integer({ min: 0, max: catalog.recipes.length - 1 }), null as number | null),
       subtype: sometimes(fc.integer({ min: 0, max: e.subtypes.length - 1 }), null as number | null),

@@ -148,16 +148,23 @@ function completionAgrees(rows: any[], provenance: any, whole: boolean): string[
   const exceptions = new Map<number, Set<string>>((c.not_in_survey ?? []).map((e: any) => [e.year, new Set(e.canonical_govids)]));
   const cut = new Set<number>((c.not_in_survey ?? []).filter((e: any) => e.n_governments > e.canonical_govids.length).map((e: any) => e.year));
   let filled = 0;
+  const unsummed = new Map<number, number>();
+  const told = new Map<number, number>((c.published_not_summed ?? []).map((e: any) => [e.year, e.n_cells]));
   for (const r of rows) {
     const means = c.absence_means[String(r.year)];
     const exception = exceptions.get(r.year)?.has(r.canonical_govid) ?? false;
     if (r.value_source === 'reported') continue;
     filled++;
     if (r.value_source === 'census_zero' && (means !== 'census_zero' || exception)) bad.push(`census_zero in ${r.year} (absence_means ${means}, listed not in survey ${exception})`);
-    if (r.value_source === 'not_reported' && means !== 'not_reported' && !exception && !cut.has(r.year)) bad.push(`not_reported in ${r.year} of ${r.canonical_govid}, absence_means ${means}, not listed`);
+    // Else a cell published but not summed here, counted per year in published_not_summed (checked below).
+    if (r.value_source === 'not_reported' && means !== 'not_reported' && !exception && !cut.has(r.year)) unsummed.set(r.year, (unsummed.get(r.year) ?? 0) + 1);
     if (r.value_source !== 'census_zero' && r.value_source !== 'not_reported') bad.push(`value_source ${r.value_source}`);
   }
   if (whole && filled !== c.rows_filled) bad.push(`rows_filled ${c.rows_filled}, but ${filled} filled rows`);
+  for (const [year, n] of unsummed) {
+    const t = told.get(year) ?? 0;
+    if (whole ? n !== t : n > t) bad.push(`${n} not_reported cells in dense ${year} neither not in survey nor in published_not_summed (${t})`);
+  }
   return bad;
 }
 

@@ -166,7 +166,7 @@ export interface FinanceRoutes {
       "aggregate_fallback": boolean | null;
       /** Per-row warnings, ";"-separated; empty when none. */
       "notes": string;
-      /** reported, census_zero (dense year, absent: $0), not_reported (sparse year or no report: amount null). Present when complete=true. */
+      /** reported, census_zero (dense year, absent: $0), not_reported (sparse year, no report, or a dense-year cell published but not summed on this basis: amount null). Present when complete=true. */
       "value_source"?: string;
     };
   };
@@ -229,7 +229,7 @@ export interface FinanceRoutes {
       "aggregate_fallback": boolean | null;
       /** Per-row warnings, ";"-separated; empty when none. */
       "notes": string;
-      /** reported, census_zero (dense year, absent: $0), not_reported (sparse year or no report: amount null). Present when complete=true. */
+      /** reported, census_zero (dense year, absent: $0), not_reported (sparse year, no report, or a dense-year cell published but not summed on this basis: amount null). Present when complete=true. */
       "value_source"?: string;
     };
   };
@@ -514,7 +514,7 @@ export interface FinanceRoutes {
       "aggregate_fallback": boolean | null;
       /** Per-row warnings, ";"-separated; empty when none. */
       "notes": string;
-      /** reported, census_zero (dense year, absent: $0), not_reported (sparse year or no report: amount null). Present when complete=true. */
+      /** reported, census_zero (dense year, absent: $0), not_reported (sparse year, no report, or a dense-year cell published but not summed on this basis: amount null). Present when complete=true. */
       "value_source"?: string;
     };
   };
@@ -589,7 +589,7 @@ export interface FinanceRoutes {
       "aggregate_fallback": boolean | null;
       /** Per-row warnings, ";"-separated; empty when none. */
       "notes": string;
-      /** reported, census_zero (dense year, absent: $0), not_reported (sparse year or no report: amount null). Present when complete=true. */
+      /** reported, census_zero (dense year, absent: $0), not_reported (sparse year, no report, or a dense-year cell published but not summed on this basis: amount null). Present when complete=true. */
       "value_source"?: string;
     };
   };

@@ -103,7 +103,11 @@ export function moneyProvenance(ctx: FinanceCtx, p: ProvenanceInput, s: MoneySum
     series_break_refs: seriesRefs,
     corpus_break_refs: corpusRefsOf(ctx, minY, maxY),
     completion: p.complete || s.rowsFilled !== 0
-      ? { applied: p.complete, rows_filled: s.rowsFilled, absence_means: p.complete ? absence : {}, not_in_survey: p.complete ? notInSurvey(ctx, s) : [] }
+      ? {
+        applied: p.complete, rows_filled: s.rowsFilled, absence_means: p.complete ? absence : {}, not_in_survey: p.complete ? notInSurvey(ctx, s) : [],
+        // The other exception to a dense year's census_zero: cells the corpus holds rows of that this answer does not sum.
+        published_not_summed: p.complete ? s.unsummedCells.map(([year, n]) => ({ year, n_cells: n })) : [],
+      }
       : NO_COMPLETION,
     balance_caveats: p.flows.includes('balance') ? balanceCaveats(ctx, s, p.years) : null,
     manifest: manifestBlock(ctx),
@@ -159,7 +163,7 @@ export const UNITS_CONVERSION = fixedJson({ applied: true, source_unit: '$1,000s
 // (fixedJson: the serializer copies it; issue 32). Frozen: no answer may change them.
 const GOV_TYPES = fixedJson([0, 1, 2, 3]);
 const NO_FALLBACK = fixedJson({ applied: false, years: [] });
-const NO_COMPLETION = fixedJson({ applied: false, rows_filled: 0, absence_means: {}, not_in_survey: [] });
+const NO_COMPLETION = fixedJson({ applied: false, rows_filled: 0, absence_means: {}, not_in_survey: [], published_not_summed: [] });
 const NO_PER_CAPITA = fixedJson({ applied: false });
 const NOMINAL = fixedJson({ applied: false, base_year: null, index: null });
 const UNTRANSFORMED = fixedJson({ units_conversion: UNITS_CONVERSION, per_capita: NO_PER_CAPITA, inflation: NOMINAL });

@@ -198,6 +198,8 @@ export interface MoneySummary {
   rowsFilled: number;
   /** With completion: [gov, year] of each government with no row at all in a dense year of the query (its cells not_reported). */
   notInSurvey: [number, number][];
+  /** With completion: [year, cells] for each dense year whose filled cells the corpus holds rows of that the answer does not sum (filled not_reported, money-complete.ts). */
+  unsummedCells: [number, number][];
   popYears: number[];
   popCounts: { census_f33: number; unavailable: number };
   balanceSubtypes: number[];

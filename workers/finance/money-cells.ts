@@ -84,7 +84,9 @@ export class Cells {
       const flow = e.codeFlow[code]!, sub = e.codeSub[code]!, cat = e.codeCat[code]!;
       if (flow === EXP && sub === igSub) this.isIG[code] = 1;
       if (flow === BAL) this.isBal[code] = 1;
-      if (flow !== 0 && wantFlow[flow] && sub >= 0 && inScope[flow]![sub] && flow !== BAL) this.naEligible[code] = 1;
+      // A row harmonization leaves without a code counts only where it would have counted: in the flows, subtypes and
+      // categories asked for (an audit of 2026-11-28 found category=Police answers reporting every category's).
+      if (flow !== 0 && wantFlow[flow] && sub >= 0 && inScope[flow]![sub] && flow !== BAL && catOk(cat)) this.naEligible[code] = 1;
       this.naUnmapped[code] = this.naEligible[code]! & (this.isIG[code]! ^ 1);
       // The IG leg, by the effective code: expenditure, in the concept's scope (which holds intergovernmental under total).
       if (plan.igLeg && wantFlow[EXP] && flow === EXP && sub >= 0 && inScope[EXP]![sub] && catOk(cat)) this.igCell[code] = this.encode(EXP, catOf(cat), sub);

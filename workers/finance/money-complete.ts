@@ -10,22 +10,43 @@ import type { Ctx } from './money-scan.js';
  * complete=true: every (category, subtype) cell the corpus's code set defines
  * for this government's type and year appears. An absent cell is a published
  * $0 in a dense-source year; in a sparse-source year, or in any year the
- * government did not report at all, it is unknown (NaN, never 0).
+ * government did not report at all, it is unknown (NaN, never 0). So is a
+ * cell of a dense year for which the group holds rows that this answer does
+ * not sum: codes harmonization discontinues (counted in na_rows_excluded) or
+ * an aggregate family total alone (IG State's C89 through FY2011). The Census
+ * published an amount there; a $0 would contradict it (an audit of
+ * 2026-11-28 found California's Other Education 2011, $4.8 billion, served
+ * as census_zero $0).
  */
-export function fill(x: Ctx, gov: number, year: number, type: number, g: number, rows: GroupRow[]): number {
+export function fill(x: Ctx, gov: number, year: number, type: number, g: number, rows: GroupRow[], acc: { rowsFilled: number; unsummed: Map<number, number> }): void {
   const { e, plan, inScope, keepCat } = x;
   const cells = e.grid[year]?.[type];
-  if (!cells) return 0;
+  if (!cells) return;
   const have = new Set(rows.map((a) => (a.cat << 8) | a.sub));
-  const vs = g >= 0 && e.censusZeroYears.includes(year) ? VS_CENSUS_ZERO : VS_NOT_REPORTED;
-  let filled = 0;
+  const dense = g >= 0 && e.censusZeroYears.includes(year);
+  const published = dense ? publishedCells(x, g) : null;
+  let filled = 0, unsummed = 0;
   for (const cell of cells) {
     const cat = cell >> 8, sub = cell & 0xff, flow = e.categoryFlow[cat]!;
     if (!plan.flows.includes(flow) || !inScope[flow]![sub] || (keepCat !== null && keepCat[cat] !== 1) || have.has(cell)) continue;
+    const vs = dense && !published!.has(cell) ? VS_CENSUS_ZERO : VS_NOT_REPORTED;
+    if (dense && vs === VS_NOT_REPORTED) unsummed++;
     rows.push({ year, gov, flow, cat, sub, amt: vs === VS_CENSUS_ZERO ? 0 : Number.NaN, codes: [], flags: 0, vs, group: g });
     filled++;
   }
-  return filled;
+  acc.rowsFilled += filled;
+  if (unsummed > 0) acc.unsummed.set(year, (acc.unsummed.get(year) ?? 0) + unsummed);
+}
+
+/** The (category, subtype) cells of the published codes of group g's rows, summed or not. */
+function publishedCells(x: Ctx, g: number): Set<number> {
+  const { code } = x.c, { codeCat, codeSub } = x.e;
+  const out = new Set<number>();
+  for (let r = x.c.govMeta[4 * g]! >>> 0, end = x.c.govMeta[4 * g + 1]! >>> 0; r < end; r++) {
+    const k = code[r]!;
+    if (codeCat[k]! >= 0) out.add((codeCat[k]! << 8) | codeSub[k]!);
+  }
+  return out;
 }
 
 /** Rows of a group after fill: cells come out in output order already; only the filled-in rows need placing. */

@@ -26,6 +26,8 @@ export class SummaryAcc {
   rowsFilled = 0;
   /** With completion: [gov, year] of each government with no row at all in a dense (census_zero) year, flattened. */
   readonly notInSurvey: number[] = [];
+  /** With completion: per dense year, the cells filled not_reported because the corpus holds rows of them not summed. */
+  readonly unsummed = new Map<number, number>();
   private readonly peerTarget: number | null;
   private readonly dropNoPopulation: boolean;
   // Presence marks (this job's stamp), with the list of what was marked (folding a whole array back is what cost).
@@ -156,6 +158,7 @@ export class SummaryAcc {
       suppressedRecipes: this.suppressedRecipes,
       rowsFilled: this.rowsFilled,
       notInSurvey: pairs(this.notInSurvey),
+      unsummedCells: [...this.unsummed].sort((a, b) => a[0] - b[0]),
       popYears: [...this.popYears].sort((a, b) => a - b),
       popCounts: this.popCounts,
       balanceSubtypes: [...this.balanceSubs],
@@ -288,6 +291,11 @@ const MERGE: { [K in keyof MoneySummary]: MergeRule<K> } = {
   rowsFilled: sum('rowsFilled'),
   // [gov, year] in walk order: year, then government rank.
   notInSurvey: (parts, { e }) => parts.flatMap((p) => p.summary.notInSurvey).sort((a, b) => a[1] - b[1] || e.govRank[a[0]]! - e.govRank[b[0]]!),
+  unsummedCells: (parts) => {
+    const by = new Map<number, number>();
+    for (const p of parts) for (const [y, n] of p.summary.unsummedCells) by.set(y, (by.get(y) ?? 0) + n);
+    return [...by].sort((a, b) => a[0] - b[0]);
+  },
   popYears: ascending('popYears'),
   popCounts: (parts) => ({
     census_f33: parts.reduce((n, p) => n + p.summary.popCounts.census_f33, 0),

@@ -200,7 +200,7 @@ function rowsGroup(w: Walk, n: number, gi: number, yi: number, year: number, gov
     // Not in that year's survey at all: its cells are not_reported even in a dense year (issue 22, item 2).
     // (A government with no group has no population either: where those are dropped, it is not listed.)
     if (g < 0 && !plan.dropNoPopulation && x.e.censusZeroYears.includes(year)) acc.notInSurvey.push(gov, year);
-    acc.rowsFilled += fill(x, gov, year, type, g, rows);
+    fill(x, gov, year, type, g, rows, acc);
     orderFilled(e, rows, reported);
   }
   if (rows.length === 0 || !acc.keeps(gov, pop)) return;

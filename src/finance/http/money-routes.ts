@@ -39,7 +39,7 @@ const fieldsBase = (subtypeField: string, extra: FieldDoc[], complete: boolean, 
   { name: 'codes_included', type: 'string|null', description: 'Item codes summed into the row, comma-separated (null on filled cells).' },
   { name: 'aggregate_fallback', type: 'boolean|null', description: 'True when the row includes aggregate-published codes (legacy intergovernmental families).' },
   { name: 'notes', type: 'string', description: 'Per-row warnings, ";"-separated; empty when none.' },
-  ...(complete ? [{ name: 'value_source', type: 'string', description: 'reported, census_zero (dense year, absent: $0), not_reported (sparse year or no report: amount null).', when: 'complete=true' }] : []),
+  ...(complete ? [{ name: 'value_source', type: 'string', description: 'reported, census_zero (dense year, absent: $0), not_reported (sparse year, no report, or a dense-year cell published but not summed on this basis: amount null).', when: 'complete=true' }] : []),
 ];
 
 /** The flat routes' identity columns (identity=true). */
