@@ -296,6 +296,20 @@ describe('provenance', () => {
     expect(raw.provenance.harmonization).toMatchObject({ applied: false, na_rows_excluded: 0 });
   });
 
+  it('names one government\'s id missing, not found, when it contributed no row of the years asked (as a govid list does)', async () => {
+    // A government with rows in 2019 and none in 2011, as DuckDB finds it.
+    const [g] = await query(`SELECT canonical_govid AS id FROM ${long()} GROUP BY 1 HAVING max(year = 2019::INTEGER)::INTEGER = 1 AND max(year = 2011::INTEGER)::INTEGER = 0 ORDER BY 1 LIMIT 1`);
+    const id = g!.id as string;
+    for (const route of ['spending', 'revenue']) {
+      const none = (await get(`/api/v1/governments/${id}/${route}?years=2011`)).body;
+      expect(none.data).toEqual([]);
+      expect(none.provenance.scope).toMatchObject({ govids_found: [], govids_missing: [id] });
+    }
+    const some = (await get(`/api/v1/governments/${id}/spending?years=2019`)).body;
+    expect(some.data.length).toBeGreaterThan(0);
+    expect(some.provenance.scope).toMatchObject({ govids_found: [id], govids_missing: [] });
+  });
+
   it('counts, under a category, only the excluded rows of that category', async () => {
     const count = async (id: string, category: string): Promise<{ n: number; amt: number }> => (await query(`
       SELECT count(*)::INTEGER AS n, coalesce(sum(amt), 0) * 1000 AS amt FROM ${long()} l JOIN ${table('summary_categories')} c USING (item_code)

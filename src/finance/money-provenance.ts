@@ -43,11 +43,13 @@ export function moneyProvenance(ctx: FinanceCtx, p: ProvenanceInput, s: MoneySum
   const minY = Math.min(...p.years), maxY = Math.max(...p.years);
   const seriesRefs = seriesRefsOf(ctx, codes, minY, maxY);
 
-  const scope: Record<string, unknown> = govidsScope(p.govids, p.govidsMissing);
+  const lists = p.perGovernment ? s.yearsPresent.map(([, years]) => years) : [];
+  // One government's years arrive in order already; only a merge of several needs the set and sort.
+  const years = lists.length === 1 ? lists[0]! : [...new Set(lists.flat())].sort((a, b) => a - b);
+  // One government's route names its id missing when it contributed no row of the years and categories asked
+  // (the spec's govids_missing, as the flat routes' govid list does; an audit of 2026-11-28 found it found).
+  const scope: Record<string, unknown> = govidsScope(p.govids, p.govidsMissing ?? (p.perGovernment ? (years.length === 0 ? p.govids : []) : undefined));
   if (p.perGovernment) {
-    const lists = s.yearsPresent.map(([, years]) => years);
-    // One government's years arrive in order already; only a merge of several needs the set and sort.
-    const years = lists.length === 1 ? lists[0]! : [...new Set(lists.flat())].sort((a, b) => a - b);
     scope.years_present = years;
     scope.categories_found = s.categoriesFound.map((c) => e.categories[c]);
     scope.categories_missing = s.categoriesMissing.map(([c, ys]) => ({ category: e.categories[c], years: ys }));
