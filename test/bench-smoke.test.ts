@@ -46,4 +46,14 @@ describe('benchmark smoke runs', () => {
     // The functions that allocate, each with its bytes: the money table's among them.
     expect(out).toMatch(/\| `[^`]*money-table\.js:\d+[^`]*` \| \d+ \|/);
   }, 120_000);
+
+  it('bench:start-pairs times a start to both services listening, wall and the whole process\'s CPU', async () => {
+    const out = await run('start-pairs.js', '--no-write', '--rounds', '1');
+    const row = /\| new \| ([\d.]+) \| ([\d.]+) \|/.exec(out);
+    expect(row).not.toBeNull();
+    const [wall, cpu] = row!.slice(1).map(Number);
+    // A start loads two corpora on several threads: seconds of CPU, read from /proc (0 if the fields were misread).
+    expect(wall).toBeGreaterThan(0.5);
+    expect(cpu).toBeGreaterThan(1);
+  }, 120_000);
 });
