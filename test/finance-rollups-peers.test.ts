@@ -88,6 +88,22 @@ describe('/rollups', () => {
     expect(cons.provenance.rollup.excluded_inconsistent.length).toBe(years.size - keep.size);
   });
 
+  it('coverage=consistent: the answer\'s own SQL returns its rows, the governments left out left out (rollups and peer-comparison)', async () => {
+    const key = (r: any): string => `${r.year}|${r.canonical_govid}|${r.spend_subtype ?? r.subtype}|${Math.round(r.amt_nominal)}`;
+    for (const url of [`${RU}?layer=county&state=IL&years=2011,2019,2020&coverage=consistent&limit=1000`,
+      '/api/v1/governments/171001194541/peer-comparison?category=Police&years=2011,2019,2020&coverage=consistent&limit=1000']) {
+      const { body } = await get(url);
+      expect(body.meta.total, url).toBeLessThanOrEqual(1000);
+      const left = body.provenance.rollup?.excluded_inconsistent ?? body.provenance.peers.excluded_inconsistent;
+      expect(left.length, `${url}: some left out`).toBeGreaterThan(0);
+      const sql = await query(body.provenance.sql_query);
+      expect(sql.some((r) => left.includes(r.canonical_govid)), url).toBe(false);
+      if (url.startsWith(RU)) expect(sql.map(key).sort()).toEqual(body.data.map(key).sort());
+      // Peer rows are the target's and its peers' (the cohort's summary rows name no government).
+      else expect(new Set(sql.map((r) => r.canonical_govid))).toEqual(new Set(body.data.map((r: any) => r.canonical_govid).filter((g: string | null) => g !== null)));
+    }
+  });
+
   it('coverage=census on the bundled corpus (no census year published) is 400 naming the census years of the window', async () => {
     for (const q of ['', '&years=2019-2020']) {
       const m = expectErrorEnvelope(await get(`${RU}?layer=county&coverage=census${q}`), 400);

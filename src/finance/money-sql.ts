@@ -23,6 +23,8 @@ export interface SqlQuery {
   allCategories: boolean;
   recipe: Recipe | null;
   withFlow: boolean;
+  /** Governments the job left out whole (coverage=consistent): the SQL leaves them out too, so it returns the answer's rows. */
+  excluded?: string[];
 }
 
 const list = (xs: readonly (string | number)[]): string => xs.map((x) => (typeof x === 'number' ? String(x) : lit(x))).join(', ');
@@ -34,7 +36,8 @@ const list = (xs: readonly (string | number)[]): string => xs.map((x) => (typeof
  * starts again.
  */
 export function moneySql(ctx: FinanceCtx, q: SqlQuery): string {
-  if (q.govids === null) return writeSql(ctx, q, null);
+  // A list of left-out ids is particular to the answer: no template shape of its own.
+  if (q.govids === null || (q.excluded?.length ?? 0) > 0) return writeSql(ctx, q, null);
   const pieces = recentTemplate(ctx, q) ?? keyedTemplate(ctx, q);
   const govids = list(q.govids);
   return pieces.length === 2 ? pieces[0]! + govids + pieces[1]! : pieces.join(govids);
@@ -105,7 +108,8 @@ function writeSql(ctx: FinanceCtx, q: SqlQuery, govHole: string | null): string 
         q.cohort?.fips_state !== undefined ? `fips_state = ${lit(q.cohort.fips_state)}` : 'TRUE',
         q.cohort?.type !== undefined ? `govs_type = ${q.cohort.type}` : 'TRUE',
       ].join(' AND ')})`;
-  const where = `${cohort} AND l.year IN (${list(q.years)})`;
+  const left = q.excluded !== undefined && q.excluded.length > 0 ? ` AND l.canonical_govid NOT IN (${list(q.excluded)})` : '';
+  const where = `${cohort}${left} AND l.year IN (${list(q.years)})`;
   const head =
     `WITH long AS (SELECT * FROM read_parquet(${files}, hive_partitioning = false)), ` +
     `sc AS (SELECT item_code, category, category_type, COALESCE(spend_subtype, revenue_subtype, balance_subtype) AS subtype FROM ${metadataTable(ctx, 'summary_categories')})`;
