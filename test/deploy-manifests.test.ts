@@ -115,6 +115,8 @@ describe('deploy/docker-compose.yml', () => {
       expect(s[r].healthcheck.test.join(' ')).toContain('/readyz');
       const e = s[r].environment;
       expect(Number(/^(\d+)s$/.exec(s[r].stop_grace_period)?.[1]) * 1000).toBeGreaterThan(Number(e.SHUTDOWN_DELAY_MS) + Number(e.SHUTDOWN_GRACE_MS));
+      // Unsent bytes a socket holds, bounded: a slow reader's stream is not cut by uWS's 10-s writable timeout.
+      expect(Number(s[r].sysctls['net.ipv4.tcp_notsent_lowat'])).toBeLessThanOrEqual(256 * 1024);
     }
     expect(s.nginx.networks.civicstream.ipv4_address.startsWith(subnet.split('.').slice(0, 3).join('.'))).toBe(true);
   });
