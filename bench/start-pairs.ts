@@ -28,13 +28,16 @@ function start(dir: string): Promise<Start> {
         ...process.env, FINANCE_PORT: '0', ARRESTS_PORT: '0', ACCESS_LOG: 'false', BULK_BUILD: 'false',
         FINANCE_DATA: path.join(ROOT, 'fixtures/finance/v6'), ARRESTS_DATA: path.join(ROOT, 'fixtures/arrests'),
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'inherit'],
     });
+    // A start that hangs ends the bench with its reason, not the machine's patience.
+    const timer = setTimeout(() => { proc.kill('SIGKILL'); reject(new Error(`${dir}: not listening within 120 s`)); }, 120_000);
     let out = '', done = false;
     proc.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       if (done || (out.match(/"event":"listening"/g) ?? []).length < 2) return;
       done = true;
+      clearTimeout(timer);
       const wallS = (performance.now() - t0) / 1000;
       const f = readFileSync(`/proc/${proc.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
       const cpuS = (Number(f[11]) + Number(f[12])) / TICK; // utime and stime, fields 14 and 15

@@ -6,8 +6,8 @@
 import { mkdirSync, renameSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { TaskPool } from '../task-pool.js';
-import type { Data, Table, Vector } from 'apache-arrow';
-import { LoadError, parquetTable, readBytes, sha256 } from '../corpus/parquet.js';
+import type { Table } from 'apache-arrow';
+import { LoadError, chunks, internUtf8, parquetTable, readBytes, sha256 } from '../corpus/parquet.js';
 import { parquetBytes } from '../corpus/parquet-write.js';
 import { Progress } from '../progress.js';
 import type { SummarizeArgs, SummarizeResult, SummaryColumns, summarizeShard } from '../../workers/arrests/summarize.js';
@@ -170,13 +170,12 @@ async function readCache(dir: string, m: ArrestsManifest, states: string[]): Pro
 
 function readBlocks(table: Table, kind: 'district' | 'state', states: string[]): Map<string, SummaryBlock> {
   const out = new Map<string, SummaryBlock>();
-  const col = (name: string): Vector => table.getChild(name)!;
   const models: string[] = [];
-  const model = codesOf(col('model'), (mo) => { const k = models.indexOf(mo); return k >= 0 ? k : models.push(mo) - 1; });
-  const year = codesOf(col('year'), (y) => YEARS.indexOf(y as never)), race = codesOf(col('race'), (r) => RACES.indexOf(r as never));
-  const sex = codesOf(col('sex'), (x) => SEXES.indexOf(x as never));
-  const key = kind === 'district' ? codesOf(col('leaid'), Number) : codesOf(col('state'), (st) => states.indexOf(st));
-  const num = (name: string) => Float64Array.from(col(name).toArray() as Float64Array);
+  const model = codesOf(table, 'model', (mo) => { const k = models.indexOf(mo); return k >= 0 ? k : models.push(mo) - 1; });
+  const year = codesOf(table, 'year', (y) => YEARS.indexOf(y as never)), race = codesOf(table, 'race', (r) => RACES.indexOf(r as never));
+  const sex = codesOf(table, 'sex', (x) => SEXES.indexOf(x as never));
+  const key = kind === 'district' ? codesOf(table, 'leaid', Number) : codesOf(table, 'state', (st) => states.indexOf(st));
+  const num = (name: string) => Float64Array.from(table.getChild(name)!.toArray() as Float64Array);
   const draws = num('n_draws'), median = num('count_median'), mean = num('count_mean'), enroll = num('stu_enroll');
   const lohi = [50, 80, 95].map((p) => [num(`count_lower_${p}`), num(`count_upper_${p}`)] as const);
   const idx = models.map(() => [] as number[]);
@@ -196,22 +195,13 @@ function readBlocks(table: Table, kind: 'district' | 'state', states: string[]):
 }
 
 /**
- * Per row, f of the column's text. The cache writes its text columns dictionary-encoded, so f runs once per
- * distinct value and each row is an index; Vector#toArray decoded every row's string, 380 ms of a start
- * (profiled, 2026-11-28). A plain chunk (a cache written otherwise) goes row by row.
+ * Per row, f of the column's text: f runs once per distinct value (internUtf8 reads the cache's dictionary-encoded
+ * columns by index); Vector#toArray decoded every row's string, 380 ms of a start (profiled, 2026-11-28).
  */
-function codesOf(c: Vector, f: (s: string) => number): Int32Array {
-  const out = new Int32Array(c.length);
-  let row = 0;
-  for (const d of c.data as Data[]) {
-    if (d.dictionary !== undefined && d.offset === 0) {
-      const dict = d.dictionary;
-      const coded = Array.from({ length: dict.length }, (_, k) => f(String(dict.get(k))));
-      const idx = d.values as ArrayLike<number>;
-      for (let i = 0; i < d.length; i++, row++) out[row] = coded[idx[i]!]!;
-    } else {
-      for (let i = 0; i < d.length; i++, row++) out[row] = f(String(c.get(row)));
-    }
-  }
-  return out;
+function codesOf(t: Table, name: string, f: (s: string) => number): Int32Array {
+  const { ids, dict } = internUtf8(chunks(t, name), t.numRows);
+  const coded = dict.map(f);
+  // A null (none in a cache this code writes) as the old reading took it: the text 'null' (f asked only then: it may record what it is given).
+  let ifNull: number | undefined;
+  return ids.map((id) => (id >= 0 ? coded[id]! : (ifNull ??= f('null'))));
 }

@@ -22,8 +22,10 @@ export function readCodeSet(t: Table): CodeSet {
   const n = t.numRows;
   const { ids, dict } = internUtf8(chunks(t, 'item_code'), n);
   const year = new Int16Array(n), type = new Int16Array(n), aggregate = new Uint8Array(n);
-  eachRow(chunks(t, 'year'), (d, i, row) => { year[row] = isValid(d, i) ? (d.values as Int32Array)[i]! : 0; });
-  eachRow(chunks(t, 'type'), (d, i, row) => { type[row] = isValid(d, i) ? (d.values as Int32Array)[i]! : -1; });
+  // Number(): an INT64 column (pandas writes them) reads as bigint.
+  const int = (d: Data, i: number): number => Number((d.values as ArrayLike<number | bigint>)[i]!);
+  eachRow(chunks(t, 'year'), (d, i, row) => { year[row] = isValid(d, i) ? int(d, i) : 0; });
+  eachRow(chunks(t, 'type'), (d, i, row) => { type[row] = isValid(d, i) ? int(d, i) : -1; });
   eachRow(chunks(t, 'is_aggregate'), (d, i, row) => { aggregate[row] = isValid(d, i) && boolAt(d, i) ? 1 : 0; });
   return { codes: dict, code: ids, year, type, aggregate };
 }

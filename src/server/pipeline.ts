@@ -26,10 +26,11 @@ import { toApiError } from './edge-errors.js';
 import { fail, releaseBody } from './envelope.js';
 import type { Exchange, Incoming } from './exchange.js';
 import { compileCanonical, type Canonicalizer } from './canonical.js';
-import { encodeAnswer, encodeNow } from './compress.js';
+import { encodeAnswer } from './compress.js';
+import { fixedFile, type FixedFile } from './fixed-files.js';
 import { keepWhileStreaming, keptStream } from './kept-streams.js';
 import { codedValidators, negotiate, OFFERED, type Encoding } from './encoding.js';
-import { assetValidators, etagMatches, validatorsOf } from './freshness.js';
+import { etagMatches, validatorsOf } from './freshness.js';
 import { FORMATS, JSON_ONLY, formatFromAccept } from './formats.js';
 import { clearDeadline, deadline } from './deadlines.js';
 import { isDraining } from './lifecycle.js';
@@ -37,7 +38,7 @@ import { parseQueryString } from './query.js';
 import { JSON_TYPE, render, renderEnvelope, type RenderContext } from './render.js';
 import type { Reply, RouteSpec } from './route-spec.js';
 import { Router, type Match } from './router.js';
-import type { Asset, Service } from './service.js';
+import type { Service } from './service.js';
 import { compileValidator, type Validator } from './validate.js';
 import { registerOps } from './ops-routes.js';
 import { charge, chargeFailed, HEAD_COST, REVALIDATION_COST } from './rate-stage.js';
@@ -71,33 +72,13 @@ interface Line<Ctx> {
   service: Service<Ctx>;
   router: Router<Compiled<Ctx>>;
   /** The fixed files, each in every coding offered (compressed once, when first asked for), with its validators. */
-  assets: Map<string, (enc: Encoding) => { answer: BytesAnswer; validators: Record<string, string> }>;
+  assets: Map<string, FixedFile>;
   /** The operator's routes, by exact path (ops-routes.ts). */
   operational: Map<string, Compiled<Ctx>>;
   telemetry: Telemetry;
 }
 
 type BytesAnswer = Answer & { kind: 'bytes' };
-
-/**
- * A fixed file (a page, a script, a map) in a coding, compressed the first time a client asks for it in
- * that coding and kept. Compressing every file in every coding at start took 100-250 ms of each serving
- * thread's start (profiled, 2026-11-28) for files most servers never send; the first ask pays a few ms.
- */
-function fixedFile(a: Asset): (enc: Encoding) => { answer: BytesAnswer; validators: Record<string, string> } {
-  const base = assetValidators(a.body);
-  const coded = new Map<Encoding, { answer: BytesAnswer; validators: Record<string, string> }>();
-  return (enc) => {
-    let c = coded.get(enc);
-    if (c === undefined) {
-      const validators = codedValidators(base, enc)!;
-      const plain: BytesAnswer = { kind: 'bytes', status: 200, contentType: a.contentType, body: a.body, headers: { ...a.headers, ...validators } };
-      c = { answer: encodeNow(plain, enc) as BytesAnswer, validators };
-      coded.set(enc, c);
-    }
-    return c;
-  };
-}
 
 export function compilePipeline<Ctx>(service: Service<Ctx>): Pipeline {
   const router = new Router<Compiled<Ctx>>();
@@ -171,17 +152,17 @@ function negotiated(req: Incoming): Encoding {
 }
 
 /** The fixed files (docs and explorer pages), in the negotiated coding, revalidated by their ETag. */
-function asset<Ctx>(line: Line<Ctx>, req: Incoming, enc: Encoding, ex: Exchange): Answer | undefined {
+function asset<Ctx>(line: Line<Ctx>, req: Incoming, enc: Encoding, ex: Exchange): Answer | Promise<Answer> | undefined {
   const file = line.assets.get(req.path);
   if (file === undefined) return undefined;
-  const a = file(enc);
   ex.route = ROUTE_ASSET;
-  if (req.ifNoneMatch !== '' && etagMatches(req.ifNoneMatch, a.validators.ETag!)) {
+  const validators = file.validators(enc);
+  if (req.ifNoneMatch !== '' && etagMatches(req.ifNoneMatch, validators.ETag!)) {
     charge(line.service.rate, req, ex, REVALIDATION_COST);
-    return { kind: 'bytes', status: 304, contentType: a.answer.contentType, body: '', headers: a.validators };
+    return { kind: 'bytes', status: 304, contentType: file.contentType, body: '', headers: validators };
   }
   charge(line.service.rate, req, ex, 1);
-  return a.answer;
+  return file.answer(enc);
 }
 
 function route<Ctx>(line: Line<Ctx>, req: Incoming): Match<Compiled<Ctx>> {

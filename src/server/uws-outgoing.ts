@@ -22,6 +22,14 @@ const STATUS_TEXT: Record<number, string> = {
 
 type StreamAnswer = Extract<Answer, { kind: 'stream' }>;
 
+/**
+ * A body up to this size is written at once: it fits the socket's send buffer whenever the client has read what
+ * came before (Linux starts a socket's buffer at 16 KB), so it goes whole and a pipelined request behind it is
+ * answered too. A larger one is written after uWS's parse (see write()).
+ */
+const WHOLE_AT_ONCE = 16 * 1024;
+const bodyBytes = (body: string | Uint8Array): number => (typeof body === 'string' ? body.length * 3 : body.byteLength);
+
 export class Outgoing<Ctx> {
   private settled = false;
   private answered = false;
@@ -66,6 +74,15 @@ export class Outgoing<Ctx> {
       // Written after uWS has parsed all it read: a request behind this one is then read while this answer is
       // pending, and uWS closes the connection without answering it (as RFC 9112 6.3 wants after a framing error).
       // Ended inside the parse, the answer's close would be lost: uWS would answer the next request and keep the connection.
+      this.deferred = true;
+      setImmediate(() => this.write(answer));
+      return;
+    }
+    if (answer.kind === 'bytes' && !this.head && !this.deferred && bodyBytes(answer.body) > WHOLE_AT_ONCE) {
+      // A body that may not go whole at once is kept until the client reads it (endOrKeep), pending to uWS all that
+      // time: started inside uWS's parse, a request pipelined behind it in the same read would close the connection
+      // with it cut short (a review found 47,768 bytes of a 400 KB answer sent, then the close). Started after the
+      // parse, such a request closes the connection before any of it is written, as a stream's does.
       this.deferred = true;
       setImmediate(() => this.write(answer));
       return;
@@ -121,17 +138,22 @@ export class Outgoing<Ctx> {
   private endOrKeep(body: string | Uint8Array, status: number): boolean {
     const res = this.res;
     const at = res.getWriteOffset();
-    const [, done] = res.tryEnd(body, typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+    const total = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+    const [, done] = res.tryEnd(body, total);
     if (done) return false;
-    const copy = typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body);
+    // Only what the socket did not take is kept: a copy, as the body's bytes go back to their slab now.
+    this.sent = res.getWriteOffset() - at;
+    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+    const rest = Buffer.from(bytes.subarray(this.sent));
+    const restAt = at + this.sent;
     res.onWritable((offset) => {
       if (this.ex.gone) return true;
       this.sent = offset - at;
       let ok = false;
       res.cork(() => {
-        const [sent, finished] = res.tryEnd(copy.subarray(offset - at), copy.byteLength);
+        const [sent, finished] = res.tryEnd(rest.subarray(offset - restAt), total);
         ok = sent;
-        if (finished) { this.settle(); this.log(status, copy.byteLength); }
+        if (finished) { this.settle(); this.log(status, total); }
       });
       return ok;
     });
