@@ -43,9 +43,9 @@ export function moneyProvenance(ctx: FinanceCtx, p: ProvenanceInput, s: MoneySum
   const minY = Math.min(...p.years), maxY = Math.max(...p.years);
   const seriesRefs = seriesRefsOf(ctx, codes, minY, maxY);
 
-  const lists = p.perGovernment ? s.yearsPresent.map(([, years]) => years) : [];
-  // One government's years arrive in order already; only a merge of several needs the set and sort.
-  const years = lists.length === 1 ? lists[0]! : [...new Set(lists.flat())].sort((a, b) => a - b);
+  // Only a per-government answer reads its years (a flat one makes none); one government's come in order already.
+  const lists = p.perGovernment ? s.yearsPresent.map(([, years]) => years) : null;
+  const years = lists === null ? [] : lists.length === 1 ? lists[0]! : [...new Set(lists.flat())].sort((a, b) => a - b);
   // One government's route names its id missing when it contributed no row of the years and categories asked
   // (the spec's govids_missing, as the flat routes' govid list does; an audit of 2026-11-28 found it found).
   const scope: Record<string, unknown> = govidsScope(p.govids, p.govidsMissing ?? (p.perGovernment ? (years.length === 0 ? p.govids : []) : undefined));

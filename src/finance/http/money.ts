@@ -115,7 +115,7 @@ export function answer(
     recipe: recipe ? ctx.catalog.recipes[recipe.index]! : null,
     withFlow: route.withFlow,
     // Left out by coverage=consistent (not reporting every year asked): an audit of 2026-11-28 found the SQL kept them.
-    excluded: res.summary.inconsistentGovs.map((g) => ctx.catalog.governments[g]!.canonical_govid),
+    excluded: res.summary.inconsistentGovs.length === 0 ? undefined : res.summary.inconsistentGovs.map((g) => ctx.catalog.governments[g]!.canonical_govid),
   });
   const provenance = moneyProvenance(ctx, {
     verb: route.verb, call: req.url, govids: o.govids, govNames: o.govNames, years: plan.years,
