@@ -18,24 +18,26 @@ import type { Ctx } from './money-scan.js';
  * 2026-11-28 found California's Other Education 2011, $4.8 billion, served
  * as census_zero $0).
  */
-export function fill(x: Ctx, gov: number, year: number, type: number, g: number, rows: GroupRow[], acc: { rowsFilled: number; unsummed: Map<number, number> }): void {
+/**
+ * Returns how many of the filled cells are such published-not-summed ones; the caller counts
+ * them (and the rows filled) only for a group the answer keeps.
+ */
+export function fill(x: Ctx, gov: number, year: number, type: number, g: number, rows: GroupRow[]): number {
   const { e, plan, inScope, keepCat } = x;
   const cells = e.grid[year]?.[type];
-  if (!cells) return;
+  if (!cells) return 0;
   const have = new Set(rows.map((a) => (a.cat << 8) | a.sub));
   const dense = g >= 0 && e.censusZeroYears.includes(year);
   const published = dense ? publishedCells(x, g) : null;
-  let filled = 0, unsummed = 0;
+  let unsummed = 0;
   for (const cell of cells) {
     const cat = cell >> 8, sub = cell & 0xff, flow = e.categoryFlow[cat]!;
     if (!plan.flows.includes(flow) || !inScope[flow]![sub] || (keepCat !== null && keepCat[cat] !== 1) || have.has(cell)) continue;
     const vs = dense && !published!.has(cell) ? VS_CENSUS_ZERO : VS_NOT_REPORTED;
     if (dense && vs === VS_NOT_REPORTED) unsummed++;
     rows.push({ year, gov, flow, cat, sub, amt: vs === VS_CENSUS_ZERO ? 0 : Number.NaN, codes: [], flags: 0, vs, group: g });
-    filled++;
   }
-  acc.rowsFilled += filled;
-  if (unsummed > 0) acc.unsummed.set(year, (acc.unsummed.get(year) ?? 0) + unsummed);
+  return unsummed;
 }
 
 /** The (category, subtype) cells of the published codes of group g's rows, summed or not. */

@@ -7,6 +7,7 @@
 //   counted(pop, ..., n)   the group's rows past the subtype filter (filled-in ones too)
 // The path-specific fields (suggestions, suppressed recipes, rows filled) are
 // kept here too, so finish() writes the whole summary in one place.
+//   filled(year, n, u)     a kept group's cells filled in by completion (u of them published, not summed)
 
 import type { EngineCatalog } from '../../src/finance/engine-catalog.js';
 import { ROW_AGGREGATE, type MoneyPlan, type MoneySummary, type PeerCell } from '../../src/finance/plan.js';
@@ -78,6 +79,12 @@ export class SummaryAcc {
     if (!this.dropNoPopulation || pop > 0) return true;
     this.noPopulation.add(gov);
     return false;
+  }
+
+  /** A kept group's cells filled in by completion: n rows, unsummed of them published but not summed here. */
+  filled(year: number, n: number, unsummed: number): void {
+    this.rowsFilled += n;
+    if (unsummed > 0) this.unsummed.set(year, (this.unsummed.get(year) ?? 0) + unsummed);
   }
 
   /** A kept group with reported rows (plan.govs[gi] in plan.years[yi]): every code its cells summed, and its presence. */

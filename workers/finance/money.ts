@@ -194,16 +194,18 @@ function rowsGroup(w: Walk, n: number, gi: number, yi: number, year: number, gov
   const rows = g >= 0 ? materialize(cells, n, gov, year, g, plan.complete) : [];
   if (g >= 0 && plan.igLeg && !plan.allCategories) flagSuppressed(x, rows, g, year, type, acc.suppressedRecipes);
   const reported = rows.length;
+  let unsummed = 0;
   // Only a government expected that year is filled: one whose registry lifespan covers it, or that reported
   // (coverage's n_units_expected, by the same rule), so filled rows never name a government that did not exist.
   if (plan.complete && (reported > 0 || inLifespan(e, gov, year))) {
     // Not in that year's survey at all: its cells are not_reported even in a dense year (issue 22, item 2).
     // (A government with no group has no population either: where those are dropped, it is not listed.)
     if (g < 0 && !plan.dropNoPopulation && x.e.censusZeroYears.includes(year)) acc.notInSurvey.push(gov, year);
-    fill(x, gov, year, type, g, rows, acc);
+    unsummed = fill(x, gov, year, type, g, rows);
     orderFilled(e, rows, reported);
   }
   if (rows.length === 0 || !acc.keeps(gov, pop)) return;
+  acc.filled(year, rows.length - reported, unsummed);
   if (reported > 0) acc.present(cells, gi, yi, year, gov);
   let counted = 0;
   for (const a of rows) {
