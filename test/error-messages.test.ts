@@ -232,10 +232,6 @@ const ROWS: Record<string, Row> = {
     trigger: finance(`${GOV}/spending?complete=true&expenditure_concept=total`),
     message: 'complete=true is not available with expenditure_concept=total: the intergovernmental leg keeps aggregate rows, which the code-set grid does not describe. Use direct with complete=true.',
   },
-  'E_CONFLICT.completeAll': {
-    trigger: finance(`${GOV}/spending?complete=true&category=All%20Categories`),
-    message: "complete=true needs a category grid, which 'All Categories' collapses. Name categories, or omit category.",
-  },
   'E_CONFLICT.govidCohort': {
     trigger: finance('/api/v1/spending?govid=062037161174&state=CA&type=city'),
     message: 'govid and state and type cannot be used together: govid names the governments itself, state and type select a cohort instead. Give one or the other.',

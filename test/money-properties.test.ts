@@ -55,11 +55,11 @@ function requestArb(w: World): fc.Arbitrary<string> {
   const page = { limit: pick(['50', '200', '1000']) };
   const common = { years: maybe(pick(YEARS)), per_capita: maybe(pick(['true', 'false'])), adjust: maybe(pick(['real', 'nominal'])), basis: maybe(pick(['raw', 'harmonized'])) };
   const enumOf = (key: string): fc.Arbitrary<string | undefined> => maybe(pick(w.enums.get(key) ?? ['']));
-  // complete=true needs a category grid (All Categories collapses it: a 400); a subtype is drawn with no category and the
+  // complete=true is drawn with All Categories too (a subtype's row filled as its categories' cells imply); a subtype is drawn with no category and the
   // concept whose subtypes it lists (one of another category or concept is a 400 naming the right one).
   // complete=true is refused with expenditure_concept=total too (the intergovernmental leg keeps aggregate rows).
   const gridOk = (q: { category?: string; complete?: string; expenditure_concept?: string }) =>
-    !(q.complete === 'true' && (q.category === 'All Categories' || q.expenditure_concept === 'total'));
+    !(q.complete === 'true' && q.expenditure_concept === 'total');
   const subtypeOf = (route: string) => enumOf(`${route}.subtype`);
   const gSpending = fc.record({ g: gov, category: categoryArb(w.cats.spending), complete: maybe(pick(['true', 'false'])), expenditure_concept: enumOf('spending.expenditure_concept'), ...common, ...page })
     .filter(gridOk).map(({ g, ...q }) => `${V}/governments/${g}/spending${qs(q)}`);

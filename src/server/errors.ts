@@ -184,7 +184,6 @@ export const ERROR_CATALOG = {
       recipeComplete: msg('recipe and complete=true are mutually exclusive: a recipe has no category grid to fill.', {}),
       recipeTotal: msg('recipe and expenditure_concept=total are mutually exclusive; a recipe pairs with primary or direct.', {}),
       completeTotal: msg('complete=true is not available with expenditure_concept=total: the intergovernmental leg keeps aggregate rows, which the code-set grid does not describe. Use direct with complete=true.', {}),
-      completeAll: msg("complete=true needs a category grid, which '{all}' collapses. Name categories, or omit category.", { all: 'All Categories' }),
       govidCohort: msg('govid and {other} cannot be used together: govid names the governments itself, {other} {select} a cohort instead. Give one or the other.', { other: 'state', select: 'selects' }),
       stateGovids: msg('state and govids are mutually exclusive on /rollups: state scopes the layer, govids names its governments.', {}),
       leaidState: msg('leaid {leaid} is not in state {state}.', { leaid: '1000060', state: 'RI' }),

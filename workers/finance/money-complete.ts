@@ -2,7 +2,7 @@
 // from the corpus's completion grid, and the group's rows put back in order.
 
 import type { EngineCatalog } from '../../src/finance/engine-catalog.js';
-import { RECIPE_SUBTYPE_ID, VS_CENSUS_ZERO, VS_NOT_REPORTED } from '../../src/finance/plan.js';
+import { ALL_CATEGORIES_ID, RECIPE_SUBTYPE_ID, VS_CENSUS_ZERO, VS_NOT_REPORTED } from '../../src/finance/plan.js';
 import type { GroupRow } from './money-rows.js';
 import type { Ctx } from './money-scan.js';
 
@@ -30,12 +30,41 @@ export function fill(x: Ctx, gov: number, year: number, type: number, g: number,
   const dense = g >= 0 && e.censusZeroYears.includes(year);
   const published = dense ? publishedCells(x, g) : null;
   let unsummed = 0;
+  if (plan.allCategories) return fillAll(x, gov, year, g, cells, rows, dense ? published : null);
   for (const cell of cells) {
     const cat = cell >> 8, sub = cell & 0xff, flow = e.categoryFlow[cat]!;
     if (!plan.flows.includes(flow) || !inScope[flow]![sub] || (keepCat !== null && keepCat[cat] !== 1) || have.has(cell)) continue;
     const vs = dense && !published!.has(cell) ? VS_CENSUS_ZERO : VS_NOT_REPORTED;
     if (dense && vs === VS_NOT_REPORTED) unsummed++;
     rows.push({ year, gov, flow, cat, sub, amt: vs === VS_CENSUS_ZERO ? 0 : Number.NaN, codes: [], flags: 0, vs, group: g });
+  }
+  return unsummed;
+}
+
+/**
+ * The same for All Categories, whose rows are one per subtype summed over the categories: a subtype the grid
+ * defines for this type and year (in some category of the plan's flows and scope) and the group has no row of
+ * is filled. In a dense year it is a census $0 only when no category's cell of it was published (every one
+ * was a $0, so is their sum); when one was, and none was summed, it is not_reported, as that cell is by name.
+ */
+function fillAll(x: Ctx, gov: number, year: number, g: number, cells: readonly number[], rows: GroupRow[], published: Set<number> | null): number {
+  const { e, plan, inScope } = x;
+  const have = new Set(rows.map((a) => a.sub));
+  // Per subtype not summed here: its flow, and whether a cell of it was published in this (dense) year.
+  const lacking = new Map<number, { flow: number; published: boolean }>();
+  for (const cell of cells) {
+    const cat = cell >> 8, sub = cell & 0xff, flow = e.categoryFlow[cat]!;
+    if (!plan.flows.includes(flow) || !inScope[flow]![sub] || have.has(sub)) continue;
+    const was = lacking.get(sub);
+    const pub = published !== null && published.has(cell);
+    if (was === undefined) lacking.set(sub, { flow, published: pub });
+    else if (pub) was.published = true;
+  }
+  let unsummed = 0;
+  for (const [sub, { flow, published: pub }] of lacking) {
+    const vs = published !== null && !pub ? VS_CENSUS_ZERO : VS_NOT_REPORTED;
+    if (published !== null && vs === VS_NOT_REPORTED) unsummed++;
+    rows.push({ year, gov, flow, cat: ALL_CATEGORIES_ID, sub, amt: vs === VS_CENSUS_ZERO ? 0 : Number.NaN, codes: [], flags: 0, vs, group: g });
   }
   return unsummed;
 }

@@ -200,7 +200,7 @@ export const flatRoutes: Route[] = [
     summary: 'Spending of many governments', description: FLAT_DESCRIPTION,
     query: SPENDING_QUERY,
     rejects: { revenue_concept: REJECT.revenue_concept, year: REJECT.year },
-    rules: [needsSelection, govidOrCohort, limitForFormat, RULES.recipeVsCategory, RULES.recipeVsSubtype, RULES.recipeVsComplete, RULES.completeVsAll, RULES.completeNeedsRepresentation, RULES.subtypeInExpenditureConcept],
+    rules: [needsSelection, govidOrCohort, limitForFormat, RULES.recipeVsCategory, RULES.recipeVsSubtype, RULES.recipeVsComplete, RULES.completeNeedsRepresentation, RULES.subtypeInExpenditureConcept],
     rowFields: moneyFields('spend_subtype', [], true, { identity: true }),
     examples: (ctx) => [
       { description: 'Two governments side by side, police', path: `${V1}/spending?govid=${exampleGov(ctx, 1)},${exampleGov(ctx, 2)}&category=Police&years=${ctx.catalog.years.join(',')}` },
@@ -213,7 +213,7 @@ export const flatRoutes: Route[] = [
     summary: 'Revenue of many governments', description: FLAT_DESCRIPTION,
     query: REVENUE_QUERY,
     rejects: { expenditure_concept: REJECT.expenditure_concept, year: REJECT.year },
-    rules: [needsSelection, govidOrCohort, limitForFormat, RULES.recipeVsCategory, RULES.recipeVsSubtype, RULES.recipeVsComplete, RULES.completeVsAll, RULES.completeNeedsRepresentation, RULES.subtypeInRevenueConcept],
+    rules: [needsSelection, govidOrCohort, limitForFormat, RULES.recipeVsCategory, RULES.recipeVsSubtype, RULES.recipeVsComplete, RULES.completeNeedsRepresentation, RULES.subtypeInRevenueConcept],
     rowFields: moneyFields('revenue_subtype', [], true, { identity: true }),
     examples: () => [
       { description: "Texas counties' property tax", path: `${V1}/revenue?state=TX&type=county&category=Property%20Tax` },

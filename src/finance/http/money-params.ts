@@ -180,7 +180,7 @@ export const perCapitaParam = (dflt: boolean) =>
   boolParam({ description: 'Add amounts per resident (per-year Census F-33 population of the corpus; pop_source census_f33).', default: dflt });
 
 export const completeParam = boolParam({
-  description: 'Fill the requested category x year grid from the corpus code set; every row gets value_source (reported, census_zero, not_reported). Default false (meta.complete echoes it only when sent).',
+  description: 'Fill the requested category x year grid from the corpus code set; every row gets value_source (reported, census_zero, not_reported). With category=All Categories the grid is subtype x year: a subtype no category summed is filled. Default false (meta.complete echoes it only when sent).',
 });
 
 export const moneyLimitParam = intParam({ description: 'Rows per page (default 1000, at most 1000; above is a 400, never clamped).', min: 1, max: 1000, default: 1000, capped: true });
@@ -220,9 +220,6 @@ export const RULES = {
   recipeVsTotal: ((p) => (p.recipe && p.expenditure_concept === 'total' ? apiError('E_CONFLICT', 'recipeTotal') : undefined)),
   completeVsTotal: ((p) => (p.complete === true && p.expenditure_concept === 'total'
     ? apiError('E_CONFLICT', 'completeTotal')
-    : undefined)),
-  completeVsAll: ((p) => (p.complete === true && p.category?.all
-    ? apiError('E_CONFLICT', 'completeAll', { all: ALL_CATEGORIES })
     : undefined)),
   completeNeedsRepresentation: ((p, ctx) => (p.complete === true && !ctx.engine.hasRepresentation
     ? apiError('E_NOT_IN_CORPUS', 'representation', { version: ctx.catalog.manifest.schemaVersion })

@@ -63,7 +63,7 @@ export const moneyRoutes: Route[] = [
     pathParams: GOV_PATH,
     query: SPENDING_QUERY,
     rejects: { revenue_concept: REJECT.revenue_concept, year: REJECT.year },
-    rules: [RULES.recipeVsCategory, RULES.recipeVsSubtype, RULES.recipeVsComplete, RULES.recipeVsTotal, RULES.completeVsTotal, RULES.completeVsAll, RULES.completeNeedsRepresentation, RULES.subtypeInExpenditureConcept],
+    rules: [RULES.recipeVsCategory, RULES.recipeVsSubtype, RULES.recipeVsComplete, RULES.recipeVsTotal, RULES.completeVsTotal, RULES.completeNeedsRepresentation, RULES.subtypeInExpenditureConcept],
     rowFields: moneyFields('spend_subtype'),
     examples: (ctx) => [
       { description: 'Police spending per resident in real dollars, the largest city', path: `${V1}/governments/${exampleGov(ctx, 2)}/spending?category=Police&per_capita=true&adjust=real` },
@@ -77,7 +77,7 @@ export const moneyRoutes: Route[] = [
     pathParams: GOV_PATH,
     query: REVENUE_QUERY,
     rejects: { expenditure_concept: REJECT.expenditure_concept, year: REJECT.year },
-    rules: [RULES.recipeVsCategory, RULES.recipeVsSubtype, RULES.recipeVsComplete, RULES.completeVsAll, RULES.completeNeedsRepresentation, RULES.subtypeInRevenueConcept],
+    rules: [RULES.recipeVsCategory, RULES.recipeVsSubtype, RULES.recipeVsComplete, RULES.completeNeedsRepresentation, RULES.subtypeInRevenueConcept],
     rowFields: moneyFields('revenue_subtype'),
     examples: (ctx) => [
       { description: 'Property tax, the largest city', path: `${V1}/governments/${exampleGov(ctx, 2)}/revenue?category=Property%20Tax` },
