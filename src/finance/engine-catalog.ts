@@ -6,6 +6,7 @@
 import type { Catalog, Flow } from './catalog.js';
 import { rowCategoryKeys } from './columns.js';
 import { WIDE_ERA_LAST_YEAR } from './eras.js';
+import { notSummedFrom } from './codes-not-summed.js';
 
 export const FLOWS: readonly Flow[] = ['expenditure', 'revenue', 'balance'];
 export const FLOW_ID = { expenditure: 1, revenue: 2, balance: 3 } as const;
@@ -76,6 +77,8 @@ export interface EngineCatalog {
   censusZeroYears: number[];
   /** Whether the corpus publishes the representation contract (complete=true possible). */
   hasRepresentation: boolean;
+  /** Per code id: the first year its rows are not summed (codes-not-summed.ts), 0xffff where never. */
+  codeNotSummedFrom: Uint16Array;
 }
 
 /**
@@ -172,5 +175,6 @@ function makeEngineCatalog(cat: Catalog): EngineCatalog {
     govType, govRank, govFirstYear: Uint16Array.from(cat.governments, (g) => g.first_year ?? 0),
     govLastYear: Uint16Array.from(cat.governments, (g) => g.last_year ?? 0), recipes, categoryRecipes, supersedes, grid, censusZeroYears,
     hasRepresentation: cat.sourceFiles.has('representation') && cat.codeSet !== null,
+    codeNotSummedFrom: notSummedFrom(cat.codeId, nCodes),
   };
 }

@@ -1,6 +1,7 @@
 // The provenance record of a money answer: every key of the spec's table,
 // filled from the plan, the job's summary and the catalog.
 
+import { CODES_NOT_SUMMED } from './codes-not-summed.js';
 import type { Catalog, Flow } from './catalog.js';
 import type { FinanceCtx } from './context.js';
 import { manifestBlock } from './provenance.js';
@@ -231,8 +232,12 @@ function balanceCaveats(ctx: FinanceCtx, s: MoneySummary, years: number[]): Reco
     not_gaap_note: 'Census holdings are gross (no liabilities netted) and are not GAAP fund balance; a reserve ratio built from them overstates what is available. They are stocks, not summable with flows.',
     coverage_window: fixedJson(windows),
     truncated,
+    codes_not_summed: { rows: s.notSummedRows, amount: s.notSummedAmount * 1000, rules: NOT_SUMMED_RULES },
   };
 }
+
+/** The rules as the answer states them (codes-not-summed.ts); from_year null where every year. */
+const NOT_SUMMED_RULES = fixedJson(CODES_NOT_SUMMED.map((c) => ({ code: c.code, from_year: c.fromYear === 0 ? null : c.fromYear, reason: c.reason, series_break_refs: c.breakIds })));
 
 export function truncatedFamilies(ctx: FinanceCtx, s: MoneySummary, years: number[]): string[] {
   return (balanceCaveats(ctx, s, years).truncated as string[]);

@@ -4,6 +4,7 @@
 // subtype filter and completion. It states the engine's rules in SQL, so an
 // independent engine can check every number.
 
+import { CODES_NOT_SUMMED } from './codes-not-summed.js';
 import type { Flow, Recipe } from './catalog.js';
 import type { FinanceCtx } from './context.js';
 import { ALL_CATEGORIES } from './money-choices.js';
@@ -99,6 +100,9 @@ function shapeKey(q: SqlQuery): string {
     q.categories?.join('\u0001')}\u0000${q.allCategories}\u0000${q.recipe?.recipe_id}\u0000${q.withFlow}`;
 }
 
+/** Holdings leave out the codes an answer does not sum (codes-not-summed.ts). */
+const NOT_SUMMED_LEFT_OUT = CODES_NOT_SUMMED.map((c) => (c.fromYear === 0 ? ` AND l.item_code <> ${lit(c.code)}` : ` AND NOT (l.item_code = ${lit(c.code)} AND l.year >= ${c.fromYear})`)).join('');
+
 /** The SQL; with govHole, the text written in place of the govid list (a template's hole). */
 function writeSql(ctx: FinanceCtx, q: SqlQuery, govHole: string | null): string {
   const files = ctx.longFilesSql;
@@ -137,7 +141,7 @@ function writeSql(ctx: FinanceCtx, q: SqlQuery, govHole: string | null): string 
     legs.push(
       `SELECT l.year, l.canonical_govid, ${category} AS category, sc.subtype, ${lit(flow)} AS flow, l.amt FROM long l ` +
         `JOIN sc ON sc.item_code = l.${harmonized ? 'harmonized_code' : 'item_code'} ` +
-        `WHERE ${where} AND NOT l.is_aggregate AND sc.category_type = ${lit(flow)} AND sc.subtype IN (${list(scope)})${catFilter}`,
+        `WHERE ${where} AND NOT l.is_aggregate AND sc.category_type = ${lit(flow)} AND sc.subtype IN (${list(scope)})${catFilter}${flow === 'balance' ? NOT_SUMMED_LEFT_OUT : ''}`,
     );
   }
   if (q.igLeg) {

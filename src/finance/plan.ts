@@ -190,6 +190,9 @@ export interface MoneySummary {
    */
   rowsRead: number;
   naAmount: number;
+  /** Rows (and their thousands of dollars) of holdings codes not summed (codes-not-summed.ts). */
+  notSummedRows: number;
+  notSummedAmount: number;
   /** [recipe index, years it would fill] for category-scoped gaps. */
   suggestions: [number, number[]][];
   directSuppressed: boolean;

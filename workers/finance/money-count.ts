@@ -20,7 +20,7 @@ import { shapeOf } from './money-shape.js';
 export function countRows(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneyCount {
   if (!countable(plan)) throw new Error('countRows: this plan needs the money job (complete, consistent, peers or dropped populations)');
   const { cells, ...shape } = shapeOf(e, plan);
-  const x: Ctx = { c, e, plan, ...shape, na: { rows: 0, amount: 0 }, rowsRead: 0 };
+  const x: Ctx = { c, e, plan, ...shape, na: { rows: 0, amount: 0 }, notSummed: { rows: 0, amount: 0 }, rowsRead: 0 };
   const Y = plan.years.length;
   const reporting: number[] = [], outsideLifespan: number[] = [];
   for (let i = 0; i < Y; i++) { reporting.push(0); outsideLifespan.push(0); }

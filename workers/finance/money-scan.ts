@@ -27,6 +27,8 @@ export interface Ctx extends Omit<Shape, 'cells'> {
   e: EngineCatalog;
   plan: MoneyPlan;
   na: { rows: number; amount: number };
+  /** Rows of holdings codes not summed (codes-not-summed.ts). */
+  notSummed: { rows: number; amount: number };
   rowsRead: number;
 }
 
@@ -174,6 +176,7 @@ function scan(x: Ctx, cells: Cells, gov: number, year: number, start: number, en
     if (cells.isBal[code]) {
       // Holdings are read raw on either basis: the harmonization map has no balance codes.
       const cell = cells.balCell[code]!;
+      if (cell >= 0 && year >= e.codeNotSummedFrom[code]!) { x.notSummed.rows++; x.notSummed.amount += amtArr[r]!; continue; }
       if (cell >= 0) cells.add(cell, code, amtArr[r]!, false);
       continue;
     }

@@ -127,7 +127,7 @@ export class SummaryAcc {
   }
 
   /** The summary, once the walk is done. */
-  finish(scan: { na: { rows: number; amount: number }; rowsRead: number }, inconsistent: Set<number>): MoneySummary {
+  finish(scan: { na: { rows: number; amount: number }; notSummed: { rows: number; amount: number }; rowsRead: number }, inconsistent: Set<number>): MoneySummary {
     const { e, plan, govs, mark, W, catYearBits, presentBits } = this;
     // Categories found, in rank order, and the years each lacks, read from the presence marks: building a
     // Set of years per category and filtering the present years through it cost about 25 us of an
@@ -160,6 +160,8 @@ export class SummaryAcc {
       naRows: scan.na.rows,
       rowsRead: scan.rowsRead,
       naAmount: scan.na.amount,
+      notSummedRows: scan.notSummed.rows,
+      notSummedAmount: scan.notSummed.amount,
       suggestions: supersede(e, this.suggestHits),
       directSuppressed: Object.keys(this.suppressedRecipes).length > 0,
       suppressedRecipes: this.suppressedRecipes,
@@ -246,7 +248,7 @@ export interface SummaryPart { years: number[]; summary: MoneySummary }
 
 type MergeRule<K extends keyof MoneySummary> = (parts: SummaryPart[], m: { e: EngineCatalog; plan: MoneyPlan }) => MoneySummary[K];
 
-const sum = (k: 'naRows' | 'rowsRead' | 'naAmount' | 'rowsFilled') => (parts: SummaryPart[]): number => parts.reduce((n, p) => n + p.summary[k], 0);
+const sum = (k: 'naRows' | 'rowsRead' | 'naAmount' | 'rowsFilled' | 'notSummedRows' | 'notSummedAmount') => (parts: SummaryPart[]): number => parts.reduce((n, p) => n + p.summary[k], 0);
 /** The distinct numbers of every part's list, ascending (how finish() writes these lists). */
 const ascending = (k: 'codesObserved' | 'aggregateYears' | 'popYears') => (parts: SummaryPart[]): number[] =>
   [...new Set(parts.flatMap((p) => p.summary[k]))].sort((a, b) => a - b);
@@ -291,6 +293,8 @@ const MERGE: { [K in keyof MoneySummary]: MergeRule<K> } = {
   naRows: sum('naRows'),
   rowsRead: sum('rowsRead'),
   naAmount: sum('naAmount'),
+  notSummedRows: sum('notSummedRows'),
+  notSummedAmount: sum('notSummedAmount'),
   suggestions: alone('suggestions'),
   directSuppressed: (parts) => parts.some((p) => p.summary.directSuppressed),
   // Keys are "year:category": the parts' years are disjoint, so are their keys; in walk (year) order.

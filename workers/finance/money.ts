@@ -57,7 +57,7 @@ export function moneyVia(c: FinanceView, e: EngineCatalog, plan: MoneyPlan, path
   if (path === 'fast' && !fastCapable(plan)) throw new Error('money: this plan needs the materialized path (complete, or the IG leg of named categories)');
   // The shape's fields named, not spread: an object rest and spread cost a small job about half a microsecond.
   const { cells, igSub, wantFlow, inScope, keepCat, keys } = shapeOf(e, plan);
-  const x: Ctx = { c, e, plan, igSub, wantFlow, inScope, keepCat, keys, na: { rows: 0, amount: 0 }, rowsRead: 0 };
+  const x: Ctx = { c, e, plan, igSub, wantFlow, inScope, keepCat, keys, na: { rows: 0, amount: 0 }, notSummed: { rows: 0, amount: 0 }, rowsRead: 0 };
   const govs = govsInOrder(e, plan);
   const groupOf = groupsOf(x, govs);
   if (x.keys !== null && groupOf.length <= PREFETCH_GROUPS) prefetch(x, groupOf);
