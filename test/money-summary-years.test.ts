@@ -24,7 +24,7 @@ function walk(has: (cat: number, yi: number) => boolean) {
     acc.present(cells, 0, yi, year, 7);
     for (const cat of cats) acc.row(yi, year, 1, cat, 0, 0, 1, 7, 100);
   });
-  return acc.finish({ na: { rows: 0, amount: 0 }, rowsRead: 0 }, new Set());
+  return acc.finish({ na: { rows: 0, amount: 0 }, notSummed: { rows: 0, amount: 0 }, rowsRead: 0 }, new Set());
 }
 
 describe('the summary over more than 32 years', () => {

@@ -136,7 +136,7 @@ export interface FinanceRoutes {
       "recipe"?: string | number;
       /** primary = operations + capital + assistance; direct = primary + interest + insurance_benefits (Census Direct Expenditure); total = direct + intergovernmental payments (only here: one government cannot double-count transfers). */
       "expenditure_concept"?: "primary" | "direct" | "total";
-      /** Fill the requested category x year grid from the corpus code set; every row gets value_source (reported, census_zero, not_reported). Default false (meta.complete echoes it only when sent). */
+      /** Fill the requested category x year grid from the corpus code set; every row gets value_source (reported, census_zero, not_reported). With category=All Categories the grid is subtype x year: a subtype no category summed is filled. Default false (meta.complete echoes it only when sent). */
       "complete"?: boolean;
     };
     row: {
@@ -199,7 +199,7 @@ export interface FinanceRoutes {
       "recipe"?: string | number;
       /** general = own_source + federal + state + local_aid (the default); total = general + utility + liquor_store + insurance_trust. */
       "revenue_concept"?: "general" | "total";
-      /** Fill the requested category x year grid from the corpus code set; every row gets value_source (reported, census_zero, not_reported). Default false (meta.complete echoes it only when sent). */
+      /** Fill the requested category x year grid from the corpus code set; every row gets value_source (reported, census_zero, not_reported). With category=All Categories the grid is subtype x year: a subtype no category summed is filled. Default false (meta.complete echoes it only when sent). */
       "complete"?: boolean;
     };
     row: {
@@ -462,7 +462,7 @@ export interface FinanceRoutes {
       "per_capita"?: boolean;
       /** harmonized folds item codes across vintages (schema_version 5+); raw sums the published codes. meta.basis reports what was used. */
       "basis"?: "harmonized" | "raw";
-      /** Fill the requested category x year grid from the corpus code set; every row gets value_source (reported, census_zero, not_reported). Default false (meta.complete echoes it only when sent). */
+      /** Fill the requested category x year grid from the corpus code set; every row gets value_source (reported, census_zero, not_reported). With category=All Categories the grid is subtype x year: a subtype no category summed is filled. Default false (meta.complete echoes it only when sent). */
       "complete"?: boolean;
       /** Add who each row is, for pulls across states: state (USPS code), type (state, county, city or township) and population (the row's year's Census F-33 population; null when the corpus has none), after gov_name. Default false. */
       "identity"?: boolean;
@@ -537,7 +537,7 @@ export interface FinanceRoutes {
       "per_capita"?: boolean;
       /** harmonized folds item codes across vintages (schema_version 5+); raw sums the published codes. meta.basis reports what was used. */
       "basis"?: "harmonized" | "raw";
-      /** Fill the requested category x year grid from the corpus code set; every row gets value_source (reported, census_zero, not_reported). Default false (meta.complete echoes it only when sent). */
+      /** Fill the requested category x year grid from the corpus code set; every row gets value_source (reported, census_zero, not_reported). With category=All Categories the grid is subtype x year: a subtype no category summed is filled. Default false (meta.complete echoes it only when sent). */
       "complete"?: boolean;
       /** Add who each row is, for pulls across states: state (USPS code), type (state, county, city or township) and population (the row's year's Census F-33 population; null when the corpus has none), after gov_name. Default false. */
       "identity"?: boolean;
