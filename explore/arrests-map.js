@@ -37,6 +37,8 @@ export function drawStateMap(box, { outline, districts, estimates, leaid, title,
     ],
   });
   figure.setAttribute('aria-label', title);
+  // The dots are buttons: a group, not an image, or assistive technology would not reach them.
+  figure.setAttribute('role', 'group');
   // Plot binds each circle to its row's index in the mark's data: that index finds the district clicked.
   for (const [cls, data] of [['map-dot', rated], ['map-dot-none', unrated]]) {
     d3.select(figure).selectAll(`g.${cls} circle`)

@@ -4,7 +4,7 @@
 /* global Plot */
 import { callLinks, el, getAll, money, moneyLong, widthOf } from '/explore/format.js';
 import { amountField, sumByYear, unitLabel, yearChart } from '/explore/finance-history.js';
-import { caveatText, changeYears, codeChanges } from '/explore/finance-caveats.js';
+import { absentCategories, absentText, caveatText, changeYears, codeChanges } from '/explore/finance-caveats.js';
 
 const TOP = 12;
 const SUBTYPE_COLORS = { operations: '#2e86ab', capital: '#f18f01', intergovernmental: '#6a994e', interest: '#bc4b51', other: '#8d99ae' };
@@ -24,6 +24,8 @@ function bars(node, rows, field, unit, onPick, caveated) {
   const subtypes = [...new Set(shown.map((r) => r.spend_subtype))];
   const width = widthOf(node);
   const chart = Plot.plot({
+    ariaLabel: `Spending by category, the ${top.length} largest, stacked by subtype (${unit})`,
+    ariaDescription: top.map((c) => `${c}: ${moneyLong(shown.filter((r) => r.category === c).reduce((n, r) => n + r[field], 0))}`).join('; '),
     width, height: 40 + top.length * 28, marginLeft: Math.min(170, width * 0.4), marginRight: 20,
     x: { label: `US$ (${unit})`, tickFormat: money, grid: true, ticks: Math.max(2, Math.floor(width / 110)) },
     y: { label: null, domain: top, tickFormat: (c) => (caveated.has(c) ? `${c}${MARK}` : c) },
@@ -64,7 +66,8 @@ export async function drawBreakdown(panel, view, ctx) {
   if (!s.data.length) chartBox.replaceChildren(el('p', { class: 'empty' }, `No spending rows for FY${year}: the mirror publishes ${ctx.years.join(', ')}.`));
   else top = bars(chartBox, s.data, field, unit, (c) => ctx.change({ focus: c }), changes);
   const caveats = top.filter((c) => changes.has(c)).map((c) => caveatText(c, changes.get(c)));
-  panel.querySelector('.note').textContent = `FY${year}, the ${top.length} largest categories, stacked by subtype. Click a bar or a button for the category's history.${caveats.length ? ` ${MARK.trim()} ${caveats.join(' ')}` : ''}`;
+  const absent = absentText(absentCategories(all.data, field, Number(year)), year);
+  panel.querySelector('.note').textContent = `FY${year}, the ${top.length} largest categories, stacked by subtype: spending as the API's primary concept (operations, capital outlay and assistance; no interest, insurance benefits or payments to other governments). Click a bar or a button for the category's history.${absent ? ` ${absent}` : ''}${caveats.length ? ` ${MARK.trim()} ${caveats.join(' ')}` : ''}`;
   panel.querySelector('.picks').replaceChildren(...top.map((c) => el('button', { type: 'button', class: 'pick', 'aria-pressed': String(c === view.focus), on: { click: () => ctx.change({ focus: c }) } }, c)));
   const focusBox = panel.querySelector('.focus');
   if (view.focus) {
@@ -73,8 +76,10 @@ export async function drawBreakdown(panel, view, ctx) {
     if (ctx.stale()) return;
     const funit = unitLabel(view, f.meta.base_year);
     const fchanges = codeChanges(f.data, field);
-    const caveat = caveatText(view.focus, fchanges, f.provenance?.series_break_refs ?? []);
-    focusBox.replaceChildren(el('h3', {}, `${view.focus}: spending over the years`), el('div', { class: 'chart-focus' }), caveat ? el('p', { class: 'caveat' }, caveat) : null);
+    // The API's suggestions: years the category has no row in because the source combined its codes there.
+    const hints = (f.suggestions ?? []).map((x) => x.hint);
+    const caveat = [caveatText(view.focus, fchanges, f.provenance?.series_break_refs ?? []), ...hints].filter(Boolean).join(' ');
+    focusBox.replaceChildren(el('h3', {}, `${view.focus}: spending over the years`), el('div', { class: 'chart-focus' }), ...(caveat ? [el('p', { class: 'caveat' }, caveat)] : []));
     yearChart(focusBox.querySelector('.chart-focus'), [{ name: view.focus, color: '#5b3c88', values: sumByYear(f.data, field) }],
       { years: ctx.years, yLabel: `US$ (${funit})`, unit: funit, empty: `No ${view.focus} rows for this government.`, caveats: changeYears(fchanges) });
     calls.push([`${view.focus} history API call`, call]);

@@ -58,11 +58,46 @@ export function caveatText(name, changes, breakRefs = []) {
 // FY2016 (a change of collection scope), so a total-revenue series steps down across it.
 export const RETIREMENT_CODES = ['X01', 'X02', 'X05', 'X08'];
 
-/** The years at which the retirement codes summed into revenue rows go (or come), as codeChanges gives them. */
-export function retirementSeam(rows, field) {
+/** The years at which some of `codes` summed into the rows go (or come), as one series named `name`. */
+function codeSeam(rows, field, codes, name) {
   const only = rows.filter((r) => r[field] !== null && r[field] !== undefined).map((r) => ({
-    ...r, subtype: 'insurance trust (employee retirement)', spend_subtype: undefined, revenue_subtype: undefined,
-    codes_included: String(r.codes_included ?? '').split(',').filter((c) => RETIREMENT_CODES.includes(c)).join(','),
+    ...r, subtype: name, spend_subtype: undefined, revenue_subtype: undefined,
+    codes_included: String(r.codes_included ?? '').split(',').filter((c) => codes.includes(c)).join(','),
   }));
   return codeChanges(only, field);
+}
+
+/** The years at which the retirement codes summed into revenue rows go (or come), as codeChanges gives them. */
+export const retirementSeam = (rows, field) => codeSeam(rows, field, RETIREMENT_CODES, 'insurance trust (employee retirement)');
+
+// The spec's intergovernmental revenue rule: through FY2011 the corpus flags the aid residual codes as aggregates,
+// which category rows leave out, and counties, cities and townships report most of their federal, state and
+// local aid only there; from FY2012 they are summed. A revenue series steps up across the seam for that alone.
+export const AID_RESIDUAL_CODES = ['B89', 'C89', 'D89'];
+
+/** The years at which the aid residual codes summed into revenue rows come (or go). */
+export const aidSeam = (rows, field) => codeSeam(rows, field, AID_RESIDUAL_CODES, 'aid (B89, C89, D89)');
+
+/** The aid seam's note: '' when the rows show none. */
+export function aidSeamText(seam) {
+  if (!seam.length) return '';
+  return `${seam.map(changeText).join('; ')}. Through FY2011 the corpus flags these aid codes (federal, state and local aid not elsewhere classified) as aggregates, which category rows leave out, and local governments reported much of their aid only there: the earlier years' revenue lacks it, so part of the step is the coding, not the money. The ig_federal_total_wide, ig_state_total_wide and ig_local_total_wide recipes carry aid across the change.`;
+}
+
+/** Categories with rows (an amount) in some published year of the answer but none in `year`, by name. */
+export function absentCategories(rows, field, year) {
+  const seen = new Map();
+  for (const r of rows) {
+    if (r[field] === null || r[field] === undefined) continue;
+    (seen.get(r.category) ?? seen.set(r.category, new Set()).get(r.category)).add(r.year);
+  }
+  return [...seen].filter(([, ys]) => !ys.has(year)).map(([c, ys]) => ({ category: c, years: [...ys].sort((a, b) => a - b) })).sort((a, b) => (a.category < b.category ? -1 : 1));
+}
+
+/** The note for categories a year lacks: a missing bar is not a zero. */
+export function absentText(absent, year) {
+  if (!absent.length) return '';
+  const named = absent.slice(0, 8).map((a) => `${a.category} (rows in FY${a.years.join(', FY')})`).join('; ');
+  const more = absent.length > 8 ? `; and ${absent.length - 8} more` : '';
+  return `No FY${year} rows for ${named}${more}: not a zero. Through FY2011 the source published some functions only in codes that combine them with another (aggregate codes, which category rows leave out; Corrections is one), and a government may not have reported a category in a year. A category's history names the recipe that recovers it where there is one.`;
 }

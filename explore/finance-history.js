@@ -4,7 +4,7 @@
 // line), never as a line across them, and each year with data gets a dot.
 /* global Plot */
 import { callLinks, el, getAll, money, moneyLong, widthOf } from '/explore/format.js';
-import { caveatText, changeYears, retirementSeam } from '/explore/finance-caveats.js';
+import { absentCategories, absentText, aidSeam, aidSeamText, caveatText, changeYears, retirementSeam } from '/explore/finance-caveats.js';
 
 const COLORS = { spending: '#d1495b', revenue: '#2e86ab' };
 
@@ -71,6 +71,8 @@ export function yearChart(node, series, { years, yLabel, unit, empty, caveats = 
   if (!have.length) { node.replaceChildren(Object.assign(document.createElement('p'), { className: 'empty', textContent: empty })); return; }
   const lo = Math.min(...years), hi = Math.max(...years), width = widthOf(node);
   node.replaceChildren(legendOf(series, caveats), Plot.plot({
+    ariaLabel: `${series.map((x) => x.name).join(' and ')} by fiscal year (${unit})`,
+    ariaDescription: have.map((d) => `${d.series}, FY${d.year}: ${moneyLong(d.value)}`).join('; '),
     width, height: 320, marginLeft: 64, marginRight: 20, marginTop: caveats.length ? 24 : 20,
     x: { label: 'Fiscal year', tickFormat: 'd', domain: [lo - 0.5, hi + 0.5], ticks: yearTicks(lo, hi, width) },
     y: { label: yLabel, tickFormat: money, grid: true, zero: true, nice: true },
@@ -111,6 +113,19 @@ export const PAIRS = {
   },
 };
 
+/**
+ * Per resident: whose population divides each year. The API names the population years its rows carry
+ * (provenance.transformations.per_capita.population_year_by_year); one older than its fiscal year is said.
+ */
+export function perResidentText(view, ...provenances) {
+  if (view.scale !== 'per_capita') return '';
+  const by = new Map();
+  for (const p of provenances) for (const [y, pops] of Object.entries(p?.transformations?.per_capita?.population_year_by_year ?? {})) by.set(Number(y), pops);
+  const older = [...by].filter(([y, pops]) => pops.some((p) => p < y)).sort((a, b) => a[0] - b[0]);
+  if (!older.length) return '';
+  return `Per resident divides by the population the Census carries with each year's rows, which can be older than the year: ${older.map(([y, pops]) => `FY${y} uses the ${pops.join(' and ')} count`).join('; ')}.`;
+}
+
 /** Year → sum of the kept rows. */
 function keptSums(rows, field, keep) {
   return sumByYear(rows.filter(keep), field);
@@ -122,23 +137,32 @@ export async function drawHistory(panel, view, ctx) {
   const q = `adjust=${view.adjust}&per_capita=${view.scale === 'per_capita'}`;
   const base = `/api/v1/governments/${view.govid}`;
   const calls = { spending: `${base}/spending?${pair.spending.query}&${q}`, revenue: `${base}/revenue?${pair.revenue.query}&${q}` };
-  const [s, r] = await Promise.all([getAll(calls.spending), getAll(calls.revenue)]);
+  // Spending by category too (the general pair's rows already are): a category a year lacks is named in the note.
+  const byCategory = pair.spending.query.includes('All%20Categories') ? `${base}/spending?expenditure_concept=total&${q}` : calls.spending;
+  const [s, r, c] = await Promise.all([getAll(calls.spending), getAll(calls.revenue), byCategory === calls.spending ? null : getAll(byCategory)]);
   if (ctx.stale()) return;
   const field = amountField(view);
   const unit = unitLabel(view, s.meta.base_year);
   const seam = pair.seam ? retirementSeam(r.data, field) : [];
+  const aid = aidSeam(r.data, field);
+  const kept = (c ?? s).data.filter(pair.spending.keep);
+  const absent = ctx.years.map((y) => absentText(absentCategories(kept, field, y), y)).filter(Boolean).join(' ');
   yearChart(panel.querySelector('.chart'), [
     { name: pair.spending.name, color: COLORS.spending, values: keptSums(s.data, field, pair.spending.keep) },
     { name: pair.revenue.name, color: COLORS.revenue, values: sumByYear(r.data, field) },
-  ], { years: ctx.years, yLabel: `US$ (${unit})`, unit, empty: 'No spending or revenue rows for this government in the published years.', caveats: changeYears(seam) });
+  ], { years: ctx.years, yLabel: `US$ (${unit})`, unit, empty: 'No spending or revenue rows for this government in the published years.', caveats: changeYears([...seam, ...aid]) });
   const caveats = [
     seam.length ? `${caveatText(pair.revenue.name[0].toUpperCase() + pair.revenue.name.slice(1), seam)} The Census stopped collecting these employee-retirement codes after FY2016: a change of scope, not of the government.` : '',
     // The API's own flag: some FY2011 categories hold only the intergovernmental leg (no direct rows in the corpus).
     s.meta.expenditure_concept_direct_suppressed ? 'In some FY2011 categories the corpus holds only payments to other governments, no direct spending (the API\'s expenditure_concept_direct_suppressed): spending there is that leg alone.' : '',
+    aidSeamText(aid),
+    absent ? `Spending: ${absent}` : '',
+    perResidentText(view, s.provenance, r.provenance),
   ].filter(Boolean).join(' ');
   panel.querySelector('.note').textContent = `${pair.says} Each point sums the year's subtypes. Fiscal years ${ctx.holes} have no source data: gaps, not zeros.${caveats ? ` ${caveats}` : ''}`;
   callLinks(panel.querySelector('.links'), [
     ['spending API call', calls.spending], ['revenue API call', calls.revenue],
     ['spending as CSV', `${calls.spending}&format=csv`], ['revenue as CSV', `${calls.revenue}&format=csv`],
+    ...(c ? [['spending by category API call', byCategory]] : []),
   ]);
 }

@@ -1,7 +1,10 @@
 // Maps: the states of the nation, or one state's counties, coloured by a
 // category's spending per resident in a year (each government's subtypes
-// summed). A unit whose government has no row is drawn hatched as "did not
-// report", never as zero; a shape with no government of the layer at all (a
+// summed). A unit whose government has no row is drawn hatched, never as zero,
+// and labelled by why it may have none: a state government that did not
+// report; a county in a sample year, most likely not surveyed; any unit, when
+// the API answers with recipe suggestions, because the source published the
+// category that year only in combined (aggregate) codes; a shape with no government of the layer at all (a
 // Connecticut county, a Virginia independent city, DC among the states) is
 // drawn plain as "no county government". Drawn with d3-geo over the Census boundaries this host serves; the
 // colour legend is Plot's. A click opens a county, or a state's county map.
@@ -33,7 +36,7 @@ function registryOf(map) {
 /** Every page of a rollup (the route caps a page at 1000 rows). */
 async function rollupRows(call) {
   const all = await getAll(`${call}&limit=1000`);
-  return { rows: all.data, meta: all.meta };
+  return { rows: all.data, meta: all.meta, suggestions: all.suggestions ?? [] };
 }
 
 /** The projection for a state's outline: Albers USA fits the 50 states and DC; other areas get Mercator. */
@@ -50,13 +53,15 @@ function hatch(svg) {
   pat.append('line').attr('x1', 0).attr('y1', 0).attr('x2', 0).attr('y2', 6).attr('stroke', '#999').attr('stroke-width', 2);
 }
 
-function drawShapes(node, features, outline, values, { onClick, unit, listed, none }) {
+function drawShapes(node, features, outline, values, { onClick, unit, listed, none, noRow }) {
   const width = widthOf(node), height = Math.round(Math.min(width * 0.62, 560));
   const path = d3.geoPath(projectionFor(outline, width, height));
   const known = [...values.values()].map((v) => v.value);
   const options = { type: 'quantile', scheme: 'blues', domain: known.length ? known : [0, 1], n: 5, label: `${unit} ($)`, tickFormat: (d) => moneyLong(d) };
   const color = Plot.scale({ color: options });
-  const svg = d3.create('svg').attr('viewBox', `0 0 ${width} ${height}`).attr('width', width).attr('height', height).attr('class', 'map').attr('role', 'img');
+  const svg = d3.create('svg').attr('viewBox', `0 0 ${width} ${height}`).attr('width', width).attr('height', height).attr('class', 'map')
+    // A group of buttons (each shape opens its unit), not an image: an img role would hide them from assistive technology.
+    .attr('role', 'group').attr('aria-label', `Map: ${unit}`);
   hatch(svg);
   svg.append('g').selectAll('path').data(features.filter((f) => path(f))).join('path')
     .attr('d', path).attr('data-id', (f) => f.id)
@@ -66,11 +71,34 @@ function drawShapes(node, features, outline, values, { onClick, unit, listed, no
     // By keyboard too: each shape is a button (Tab to it, Enter or Space opens it).
     .attr('tabindex', 0).attr('role', 'button')
     .on('keydown', (e, f) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); onClick(f); } })
-    .append('title').text((f) => (values.has(f.id) ? `${f.properties.name}: ${moneyLong(values.get(f.id).value)} (${unit})` : `${f.properties.name}: ${listed.has(f.id) ? 'did not report' : none}`));
+    .append('title').text((f) => (values.has(f.id) ? `${f.properties.name}: ${moneyLong(values.get(f.id).value)} (${unit})` : `${f.properties.name}: ${listed.has(f.id) ? noRow : none}`));
   const legend = el('div', { class: 'map-legend' }, known.length ? Plot.legend({ color: options, width: Math.min(360, width) }) : null,
-    el('span', { class: 'swatch-item' }, el('i', { class: 'sw-hatch' }), 'did not report'),
+    el('span', { class: 'swatch-item' }, el('i', { class: 'sw-hatch' }), noRow),
     el('span', { class: 'swatch-item' }, el('i', { class: 'sw-none' }), none));
   node.replaceChildren(legend, svg.node());
+}
+
+/**
+ * Why a unit of the layer may have no row, in the legend's words and the note's: the source published the
+ * category that year only in combined codes (the answer's recipe suggestions say so), the year is a survey
+ * sample and the layer is counties (the Census surveys every local government only in years ending in 2 or 7),
+ * or the government did not report.
+ */
+export function noRowWhy(view, category, year, meta, suggestions) {
+  if (suggestions.length) {
+    const recipes = suggestions.map((x) => `${x.recipe_id} (${x.label})`).join(', ');
+    return {
+      label: `no ${category} row: combined codes`, counted: `have a ${category} row`,
+      says: `In FY${year} the source published ${category} ${meta.n_units_reporting === 0 ? 'only' : 'for some governments only'} in codes that combine it with another function (aggregate codes, which a category's rows leave out): a hatched unit spent money on it that this map cannot show, not none. The API suggests recipes that carry it across the code change: ${recipes} (on a government's spending, recipe=...).`,
+    };
+  }
+  if (view.map && meta.is_census_year === false) {
+    return {
+      label: 'no row: most likely not in this year\'s sample', counted: 'have a row',
+      says: `FY${year} is a survey sample year: the Census surveys every local government only in years ending in 2 or 7, so most counties without a row were not in the sample, not counties that refused or spent nothing.`,
+    };
+  }
+  return { label: 'did not report', counted: 'reported', says: '' };
 }
 
 /** Opens a clicked county: its id from the rollup row, or (not reporting) from the state's list of counties. */
@@ -87,7 +115,7 @@ export async function drawMap(panel, view, ctx) {
   const field = view.adjust === 'real' ? 'amt_per_capita_real' : 'amt_per_capita_nominal';
   const layer = view.map ? 'county' : 'state';
   const call = `/api/v1/rollups?layer=${layer}${view.map ? `&state=${postalOf.get(view.map)}` : ''}&category=${encodeURIComponent(category)}&per_capita=true&adjust=${view.adjust}&years=${year}`;
-  const [{ rows, meta }, t, listed] = await Promise.all([rollupRows(call), keptTopology(view.map ? `/explore/geo/counties-${view.map}.json` : '/explore/geo/states.json'), registryOf(view.map)]);
+  const [{ rows, meta, suggestions }, t, listed] = await Promise.all([rollupRows(call), keptTopology(view.map ? `/explore/geo/counties-${view.map}.json` : '/explore/geo/states.json'), registryOf(view.map)]);
   if (ctx.stale()) return;
   const key = (r) => (view.map ? `${r.fips_state}${r.fips_county}` : r.fips_state);
   const values = new Map();
@@ -107,13 +135,14 @@ export async function drawMap(panel, view, ctx) {
   const within = view.map ? 'each county government, not the cities, towns or school systems inside it' : 'each state government, not the local governments inside it';
   panel.querySelector('.map-title').textContent = `${whose} ${unit}: ${where} (${within})`;
   const none = view.map ? 'no county government' : 'no state government';
+  const why = noRowWhy(view, category, year, meta, suggestions);
   drawShapes(panel.querySelector('.chart'), features, outline, values, {
-    unit, listed, none,
+    unit, listed, none, noRow: why.label,
     onClick: (f) => (view.map ? openCounty(f, values.get(f.id)?.govid ?? listed.get(f.id), ctx) : postalOf.has(f.id) && ctx.change({ map: f.id })),
   });
   const units = view.map ? 'county governments' : 'state governments';
   const coverage = meta.n_units_expected > 0
-    ? `${meta.n_units_reporting} of ${meta.n_units_expected} ${units} reported in ${year}. Hatched: did not report (no row), not zero; white: ${none}.`
+    ? `${meta.n_units_reporting} of ${meta.n_units_expected} ${units} ${why.counted} in ${year}. ${why.says ? `${why.says} ` : ''}Hatched: ${why.label}, not zero; white: ${none}.`
     : `This state has no ${units} in the registry (their services are the state's or its towns'): nothing to map at this layer.`;
   panel.querySelector('.note').textContent = `${coverage} ${view.map ? 'Click a county to open it.' : 'Click a state for its counties.'}`;
   const links = panel.querySelector('.links');

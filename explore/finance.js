@@ -112,6 +112,9 @@ async function boot() {
   const [root, cats] = await Promise.all([getJson('/api/v1/'), getJson('/api/v1/categories?type=spending')]);
   const info = root.data[0];
   site = { years: info.published_years, latestYear: Math.max(...info.published_years), holes: runs(info.holes) };
+  // The years as they are, not a span: a sample year (not ending in 2 or 7) is said to be one.
+  const sample = site.years.filter((y) => y % 10 !== 2 && y % 10 !== 7);
+  $('intro-years').textContent = `, fiscal years ${site.years.join(', ')}${sample.length === site.years.length ? ' (all survey sample years: the Census surveys every government only in years ending in 2 or 7)' : ''}${site.holes ? `; ${site.holes} are not in this mirror` : ''}`;
   categories = [...new Set(cats.data.filter((c) => c.category_type === 'expenditure' && PRIMARY.includes(c.subtype)).map((c) => c.category))].sort();
   view = normalised(view);
   writeView(view, true);

@@ -201,6 +201,21 @@ const inflationMemo = new WeakMap<Catalog, Map<number, Record<string, unknown>>>
 
 export const subtypeColumn = (flow: Flow): string => (flow === 'expenditure' ? 'spend_subtype' : flow === 'revenue' ? 'revenue_subtype' : 'balance_subtype');
 
+/**
+ * Fiscal year -> the four-digit years of the population counts its rows divide by (the corpus's popyear is two
+ * digits: 7 is 2007; 67-99 are 1967-1999). FY2011's rows carry the 2007 count, which a reader of per-resident
+ * figures should know. A popyear of 0 (the load's value for none, also how 2000 would read) is left out.
+ */
+function populationYearByYear(pairs: number[]): Record<string, number[]> {
+  const out: Record<string, number[]> = {};
+  for (const k of pairs) {
+    const year = Math.floor(k / 1000), py = k % 1000;
+    if (py === 0) continue;
+    (out[String(year)] ??= []).push(py >= 100 ? py : py >= 50 ? 1900 + py : 2000 + py);
+  }
+  return out;
+}
+
 function transformations(cat: Catalog, p: ProvenanceInput, s: MoneySummary): Record<string, unknown> {
   if (!p.perCapita && p.adjust !== 'real') return UNTRANSFORMED;
   return {
@@ -211,6 +226,7 @@ function transformations(cat: Catalog, p: ProvenanceInput, s: MoneySummary): Rec
           denominator_source: 'census_f33: Census F-33 population carried per year by the long table (population, popyear)',
           population_years: p.years,
           popyear_values: s.popYears,
+          population_year_by_year: populationYearByYear(s.popYearPairs),
           pop_source_counts: s.popCounts,
         }
       : NO_PER_CAPITA,

@@ -74,8 +74,10 @@ export function docRoutes<Ctx extends { routes: RouteSpec<Ctx>[] }>(v1: string, 
       handle: (req) => {
         // The Host header is echoed only when it looks like a host: no injection into the URLs.
         const host = HOST_OK.test(req.host) ? req.host : 'localhost';
+        // On a synthetic mirror every example says so: a reader of its answers reads made-up numbers.
+        const mark = docsOf(req.ctx).landing.synthetic ? ' (synthetic data: the mirror describes nothing real)' : '';
         const rows = req.ctx.routes.flatMap((r) =>
-          (r.examples?.(req.ctx) ?? []).map((e) => ({ endpoint: r.path, description: e.description, path: e.path, example_url: `http://${host}${e.path}` })),
+          (r.examples?.(req.ctx) ?? []).map((e) => ({ endpoint: r.path, description: `${e.description}${mark}`, path: e.path, example_url: `http://${host}${e.path}` })),
         );
         return envelopeReply(ok(rows, { total: rows.length }));
       },

@@ -4,7 +4,7 @@
 //   keeps(gov, pop)        a group with rows: false when dropNoPopulation drops it
 //   present(...)           a kept group with reported rows: its codes, years, presence, reporting
 //   row(...)               each reported row of a kept group, before the subtype filter
-//   counted(pop, ..., n)   the group's rows past the subtype filter (filled-in ones too)
+//   counted(pop, ..., n, year) the group's rows past the subtype filter (filled-in ones too)
 // The path-specific fields (suggestions, suppressed recipes, rows filled) are
 // kept here too, so finish() writes the whole summary in one place.
 //   filled(year, n, u)     a kept group's cells filled in by completion (u of them published, not summed)
@@ -48,6 +48,8 @@ export class SummaryAcc {
   private readonly aggregateYears: number[] = [];
   /** The population years of the groups counted: a set, since a cohort's groups repeat them (every government, every year). */
   private readonly popYears = new Set<number>();
+  /** (fiscal year, population year) pairs as year * 1000 + popYear: which count divides which year. */
+  private readonly popYearPairs = new Set<number>();
   private readonly balanceSubs = new Set<number>();
   /** Per government (by its place in govs), the years it has rows in. */
   private readonly govYears: number[][] = [];
@@ -117,10 +119,10 @@ export class SummaryAcc {
   }
 
   /** n rows of a kept group passed the subtype filter (popYear: the group's population year, when pop > 0). */
-  counted(pop: number, popYear: number, n: number): void {
+  counted(pop: number, popYear: number, n: number, year: number): void {
     if (pop > 0) {
       this.popCounts.census_f33 += n;
-      if (n > 0) this.popYears.add(popYear);
+      if (n > 0) { this.popYears.add(popYear); this.popYearPairs.add(year * 1000 + popYear); }
     } else {
       this.popCounts.unavailable += n;
     }
@@ -169,6 +171,7 @@ export class SummaryAcc {
       notInSurvey: pairs(this.notInSurvey),
       unsummedCells: [...this.unsummed].sort((a, b) => a[0] - b[0]),
       popYears: [...this.popYears].sort((a, b) => a - b),
+      popYearPairs: [...this.popYearPairs].sort((a, b) => a - b),
       popCounts: this.popCounts,
       balanceSubtypes: [...this.balanceSubs],
       govsWithoutRows: govs.filter((gov, gi) => this.hasRows[gi] !== mark && !inconsistent.has(gov)),
@@ -250,7 +253,7 @@ type MergeRule<K extends keyof MoneySummary> = (parts: SummaryPart[], m: { e: En
 
 const sum = (k: 'naRows' | 'rowsRead' | 'naAmount' | 'rowsFilled' | 'notSummedRows' | 'notSummedAmount') => (parts: SummaryPart[]): number => parts.reduce((n, p) => n + p.summary[k], 0);
 /** The distinct numbers of every part's list, ascending (how finish() writes these lists). */
-const ascending = (k: 'codesObserved' | 'aggregateYears' | 'popYears') => (parts: SummaryPart[]): number[] =>
+const ascending = (k: 'codesObserved' | 'aggregateYears' | 'popYears' | 'popYearPairs') => (parts: SummaryPart[]): number[] =>
   [...new Set(parts.flatMap((p) => p.summary[k]))].sort((a, b) => a - b);
 /** The distinct values in first-seen order: the parts are walked in the job's order, so this is the whole walk's insertion order. */
 const firstSeen = (k: 'balanceSubtypes' | 'noPopulationGovs') => (parts: SummaryPart[]): number[] => [...new Set(parts.flatMap((p) => p.summary[k]))];
@@ -308,6 +311,7 @@ const MERGE: { [K in keyof MoneySummary]: MergeRule<K> } = {
     return [...by].sort((a, b) => a[0] - b[0]);
   },
   popYears: ascending('popYears'),
+  popYearPairs: ascending('popYearPairs'),
   popCounts: (parts) => ({
     census_f33: parts.reduce((n, p) => n + p.summary.popCounts.census_f33, 0),
     unavailable: parts.reduce((n, p) => n + p.summary.popCounts.unavailable, 0),

@@ -183,7 +183,7 @@ function cellsGroup(w: Walk, n: number, gi: number, yi: number, year: number, go
     counted++;
     if (out.take()) out.pushCell(cells, cell, year, gov, pop);
   }
-  acc.counted(pop, popYear, counted);
+  acc.counted(pop, popYear, counted, year);
 }
 
 /** The materialized path: a group's rows as objects, flagged, filled in and ordered whole, then counted. */
@@ -214,5 +214,5 @@ function rowsGroup(w: Walk, n: number, gi: number, yi: number, year: number, gov
     counted++;
     if (out.take()) out.push(a, pop);
   }
-  acc.counted(pop, popYear, counted);
+  acc.counted(pop, popYear, counted, year);
 }

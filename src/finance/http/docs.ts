@@ -80,29 +80,40 @@ export const DECISIONS = [
 
 /** Corpus-wide caveats: the series breaks whose code is the literal ALL. */
 export function corpusCaveats(cat: Catalog): DictionaryRow[] {
-  return (cat.tables.series_breaks ?? [])
+  return [SURVEY_CALENDAR, ...(cat.tables.series_breaks ?? [])
     .filter((b) => b.fin_code === 'ALL')
-    .map((b) => ({ section: 'caveat', name: String(b.break_id), type: `break year ${b.break_year}`, description: `${b.description ?? ''}${b.join_advice ? ` Advice: ${b.join_advice}` : ''}`.trim(), routes: [] }));
+    .map((b) => ({ section: 'caveat', name: String(b.break_id), type: `break year ${b.break_year}`, description: `${b.description ?? ''}${b.join_advice ? ` Advice: ${b.join_advice}` : ''}`.trim(), routes: [] }))];
 }
 
-export function financeDocs(cat: Catalog): ServiceDocs {
+/** The survey calendar, beside the corpus's own breaks: what a missing row most often means. */
+const SURVEY_CALENDAR: DictionaryRow = {
+  section: 'caveat', name: 'survey calendar', type: 'every year',
+  description: 'The Census of Governments surveys every government only in years ending in 2 and 7; every other year is a sample, and the number of governments reporting varies widely from year to year (meta.is_census_year and coverage_by_year say which a year is, with n_units_expected and n_units_reporting). In a sample year most local governments have no row because they were not in the sample: a missing row is not a zero, and not a refusal. State governments are surveyed every year.',
+  routes: [],
+};
+
+/** govYears: per government, the loaded years it has rows in (the context's), for the landing page's counts. */
+export function financeDocs(cat: Catalog, govYears: readonly (readonly number[] | undefined)[] = []): ServiceDocs {
   return {
     title: 'civicstream: US government finance API',
     summary:
-      'Every dollar US state, county, city and township governments reported spending, raising and holding, from the Census of Governments, ' +
-      `fiscal years ${cat.minYear}-${cat.maxYear} in this corpus, with harmonization across item-code vintages, inflation adjustment, per-capita scaling and provenance. Amounts are full US dollars.`,
+      'What US state, county, city and township governments reported spending, raising and holding, from the Census of Governments (a census of every government in years ending in 2 and 7, a sample survey in the others), ' +
+      `fiscal years ${runsText(cat.years)} in this corpus, with harmonization across item-code vintages, inflation adjustment, per-capita scaling and provenance. Amounts are full US dollars.`,
     envelope: ENVELOPE_FIELDS,
     meta: META_FIELDS,
     decisions: DECISIONS,
     caveats: corpusCaveats(cat),
     attribution: ATTRIBUTION,
-    landing: financeLanding(cat),
+    landing: financeLanding(cat, govYears),
   };
 }
 
 /** The landing page's facts, from the loaded corpus. */
-function financeLanding(cat: Catalog): Landing {
+function financeLanding(cat: Catalog, govYears: readonly (readonly number[] | undefined)[]): Landing {
   const byType = [0, 1, 2, 3].map((t) => cat.governments.filter((g) => g.type === t).length);
+  const withRows = [0, 1, 2, 3].map((t) => cat.governments.filter((g, gid) => g.type === t && (govYears[gid]?.length ?? 0) > 0).length);
+  const n = (x: number): string => x.toLocaleString('en-US');
+  const sample = cat.years.filter((y) => y % 10 !== 2 && y % 10 !== 7);
   const cpiYears = [...cat.cpi.index.keys()];
   return {
     service: 'US government finance',
@@ -113,7 +124,11 @@ function financeLanding(cat: Catalog): Landing {
     facts: [
       ['Fiscal years loaded', cat.years.join(', ')],
       ['Years with no source data', cat.holes.length ? `${runsText(cat.holes)} (gaps, never zeros)` : 'none'],
-      ['Governments', `${cat.governments.length.toLocaleString('en-US')}: ${byType[0]} states, ${byType[1]!.toLocaleString('en-US')} counties, ${byType[2]!.toLocaleString('en-US')} cities, ${byType[3]!.toLocaleString('en-US')} townships`],
+      ['Governments in the registry', `${n(cat.governments.length)}: ${byType[0]} states, ${n(byType[1]!)} counties, ${n(byType[2]!)} cities, ${n(byType[3]!)} townships`],
+      ['Governments with rows in the loaded years', `${n(withRows.reduce((a, b) => a + b, 0))}: ${withRows[0]} states, ${n(withRows[1]!)} counties, ${n(withRows[2]!)} cities, ${n(withRows[3]!)} townships`],
+      ['Census and sample years', sample.length
+        ? `${sample.join(', ')} ${sample.length === 1 ? 'is a survey sample year' : 'are survey sample years'}: the Census surveys every government only in years ending in 2 or 7, so in a sample year most local governments have no row because they were not in the sample, not because they spent nothing`
+        : 'every loaded year is a census year (ending in 2 or 7)'],
       ['Dollars', `Full US dollars as reported (nominal), or real: CPI-U (${cat.cpi.series}) ${Math.min(...cpiYears)}-${Math.max(...cpiYears)}, base year chosen by base_year`],
       ['Data', 'Real: the Census of Governments finance corpus, as published (not synthetic)'],
       ['Schema version', String(cat.manifest.schemaVersion)],

@@ -20,12 +20,18 @@ import type { MoneyResult } from '../plan.js';
 export { isPageFormat } from '../../formats/registry.js';
 
 /** A bulk page's headers: the paging counts, Link to the pages around it, and the file name naming the query and the page. */
+/** A one-government route's file names its government (two governments' pulls would share a name otherwise). */
+const fileRoute = (route: MoneyRoute, url: string): string => {
+  const gov = /\/governments\/([0-9]{12})\//.exec(url)?.[1];
+  return gov === undefined ? route.verb : `${route.verb}_govid-${gov}`;
+};
+
 export function pageHeaders(route: MoneyRoute, url: string, total: number, params: { page: number; limit: number }, format: PageFormat): Record<string, string> {
   const link = pageLinks(url, params.page, params.limit, total);
   return {
     'X-Total-Count': String(total), 'X-Page': String(params.page), 'X-Limit': String(params.limit),
     ...(link !== undefined ? { Link: link } : {}),
-    'Content-Disposition': pageFileName(route.verb, url, params.page, FORMATS[format].extension, shortDigest),
+    'Content-Disposition': pageFileName(fileRoute(route, url), url, params.page, FORMATS[format].extension, shortDigest),
   };
 }
 

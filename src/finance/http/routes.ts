@@ -127,6 +127,6 @@ export const financeRoutes: Route[] = [
     handle: listRecipes,
   }),
   ...bulkRoutes,
-  ...docRoutes<FinanceCtx>(V1, (ctx) => financeDocs(ctx.catalog)),
+  ...docRoutes<FinanceCtx>(V1, (ctx) => financeDocs(ctx.catalog, ctx.govYears)),
   ...opsRoutes<FinanceCtx>('finance'),
 ];
