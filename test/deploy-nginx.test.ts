@@ -76,6 +76,16 @@ describe('deploy/nginx', () => {
     }
   });
 
+  it('holds each client to its share: requests in progress per address capped (429 past it), idle client connections closed within 15 s', () => {
+    // The server's connection gate is global and has no per-client count (an audit: one client's 15,300 idle sockets refused everyone).
+    expect(conf).toMatch(/limit_conn_zone\s+\$binary_remote_addr\s+zone=perclient:\d+m\s*;/);
+    const cap = Number(/limit_conn\s+perclient\s+(\d+)\s*;/.exec(conf)?.[1]);
+    expect(cap).toBeGreaterThanOrEqual(16);
+    expect(cap).toBeLessThanOrEqual(256);
+    expect(conf).toMatch(/limit_conn_status\s+429\s*;/);
+    for (const k of ['keepalive_timeout', 'client_header_timeout', 'client_body_timeout']) expect(Number(new RegExp(`${k}\\s+(\\d+)s\\s*;`).exec(conf)?.[1]), k).toBeLessThanOrEqual(15);
+  });
+
   describe('rendered for a test (loopback ports, a temp dir)', () => {
     const tmp = mkdtempSync(path.join(os.tmpdir(), 'civicstream-nginx-'));
     afterAll(() => rmSync(tmp, { recursive: true, force: true }));
