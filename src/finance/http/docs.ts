@@ -129,7 +129,7 @@ function financeLanding(cat: Catalog, govYears: readonly (readonly number[] | un
       ['Census and sample years', sample.length
         ? `${sample.join(', ')} ${sample.length === 1 ? 'is a survey sample year' : 'are survey sample years'}: the Census surveys every government only in years ending in 2 or 7, so in a sample year most local governments have no row because they were not in the sample, not because they spent nothing`
         : 'every loaded year is a census year (ending in 2 or 7)'],
-      ['Dollars', `Full US dollars as reported (nominal), or real: CPI-U (${cat.cpi.series}) ${Math.min(...cpiYears)}-${Math.max(...cpiYears)}, base year chosen by base_year`],
+      ['Dollars', `Full US dollars as reported (nominal), or real: CPI-U (${cat.cpi.series}) ${Math.min(...cpiYears)}-${Math.max(...cpiYears)} (annual means of the monthly index; the last year or two may be means of the months published so far), base year chosen by base_year within the loaded span`],
       ['Data', 'Real: the Census of Governments finance corpus, as published (not synthetic)'],
       ['Schema version', String(cat.manifest.schemaVersion)],
     ],
