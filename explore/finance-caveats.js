@@ -86,6 +86,8 @@ export function aidSeamText(seam) {
 
 /** Categories with rows (an amount) in some published year of the answer but none in `year`, by name. */
 export function absentCategories(rows, field, year) {
+  // A year the government has no row in at all is its absence from that year's survey, not a category's gap.
+  if (!rows.some((r) => r.year === year && r[field] !== null && r[field] !== undefined)) return [];
   const seen = new Map();
   for (const r of rows) {
     if (r[field] === null || r[field] === undefined) continue;

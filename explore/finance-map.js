@@ -85,17 +85,20 @@ function drawShapes(node, features, outline, values, { onClick, unit, listed, no
  * or the government did not report.
  */
 export function noRowWhy(view, category, year, meta, suggestions) {
-  if (suggestions.length) {
+  const sample = view.map && meta.is_census_year === false;
+  if (suggestions.length && !sample) {
     const recipes = suggestions.map((x) => `${x.recipe_id} (${x.label})`).join(', ');
     return {
       label: `no ${category} row: combined codes`, counted: `have a ${category} row`,
       says: `In FY${year} the source published ${category} ${meta.n_units_reporting === 0 ? 'only' : 'for some governments only'} in codes that combine it with another function (aggregate codes, which a category's rows leave out): a hatched unit spent money on it that this map cannot show, not none. The API suggests recipes that carry it across the code change: ${recipes} (on a government's spending, recipe=...).`,
     };
   }
-  if (view.map && meta.is_census_year === false) {
+  if (sample) {
+    // Both can hold: a county not in the sample, or one whose category the source put in combined codes.
+    const combined = suggestions.length ? ` Some counties that were surveyed have no ${category} row because the source published it in codes combined with another function; the API suggests ${suggestions.map((x) => x.recipe_id).join(', ')} for them.` : '';
     return {
       label: 'no row: most likely not in this year\'s sample', counted: 'have a row',
-      says: `FY${year} is a survey sample year: the Census surveys every local government only in years ending in 2 or 7, so most counties without a row were not in the sample, not counties that refused or spent nothing.`,
+      says: `FY${year} is a survey sample year: the Census surveys every local government only in years ending in 2 or 7, so most counties without a row were not in the sample, not counties that refused or spent nothing.${combined}`,
     };
   }
   return { label: 'did not report', counted: 'reported', says: '' };
