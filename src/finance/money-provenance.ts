@@ -209,7 +209,7 @@ export const subtypeColumn = (flow: Flow): string => (flow === 'expenditure' ? '
 function populationYearByYear(pairs: number[]): Record<string, number[]> {
   const out: Record<string, number[]> = {};
   for (const k of pairs) {
-    const year = Math.floor(k / 1000), py = k % 1000;
+    const year = Math.floor(k / 10000), py = k % 10000;
     if (py === 0) continue;
     (out[String(year)] ??= []).push(py >= 100 ? py : py >= 50 ? 1900 + py : 2000 + py);
   }

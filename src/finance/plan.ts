@@ -204,7 +204,7 @@ export interface MoneySummary {
   /** With completion: [year, cells] for each dense year whose filled cells the corpus holds rows of that the answer does not sum (filled not_reported, money-complete.ts). */
   unsummedCells: [number, number][];
   popYears: number[];
-  /** The (fiscal year, population year) pairs of the rows counted with a population, as year * 1000 + popYear, ascending. */
+  /** The (fiscal year, population year) pairs of the rows counted with a population, as year * 10000 + popYear, ascending. */
   popYearPairs: number[];
   popCounts: { census_f33: number; unavailable: number };
   balanceSubtypes: number[];

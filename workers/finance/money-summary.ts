@@ -47,7 +47,7 @@ export class SummaryAcc {
   private readonly codesMarked: number[] = [];
   private readonly aggregateYears: number[] = [];
   /** The population years of the groups counted: a set, since a cohort's groups repeat them (every government, every year). */
-  /** (fiscal year, population year) pairs as year * 1000 + popYear: which count divides which year (popYears too, at finish). */
+  /** (fiscal year, population year) pairs as year * 10000 + popYear: which count divides which year (popYears too, at finish). */
   private readonly popYearPairs = new Set<number>();
   private readonly balanceSubs = new Set<number>();
   /** Per government (by its place in govs), the years it has rows in. */
@@ -121,7 +121,7 @@ export class SummaryAcc {
   counted(pop: number, popYear: number, n: number, year: number): void {
     if (pop > 0) {
       this.popCounts.census_f33 += n;
-      if (n > 0) this.popYearPairs.add(year * 1000 + popYear);
+      if (n > 0) this.popYearPairs.add(year * 10000 + popYear);
     } else {
       this.popCounts.unavailable += n;
     }
@@ -169,7 +169,7 @@ export class SummaryAcc {
       rowsFilled: this.rowsFilled,
       notInSurvey: pairs(this.notInSurvey),
       unsummedCells: [...this.unsummed].sort((a, b) => a[0] - b[0]),
-      popYears: [...new Set(Array.from(this.popYearPairs, (k) => k % 1000))].sort((a, b) => a - b),
+      popYears: [...new Set(Array.from(this.popYearPairs, (k) => k % 10000))].sort((a, b) => a - b),
       popYearPairs: [...this.popYearPairs].sort((a, b) => a - b),
       popCounts: this.popCounts,
       balanceSubtypes: [...this.balanceSubs],

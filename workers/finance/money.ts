@@ -136,8 +136,11 @@ function inconsistentGovs(x: Ctx, cells: Cells, govs: number[], groupOf: Int32Ar
     }
     if (years > 0 && years < Y) inconsistent.add(gov);
   });
+  // The first pass only finds the governments: its counters start again for the walk that answers.
   x.na.rows = 0;
   x.na.amount = 0;
+  x.notSummed.rows = 0;
+  x.notSummed.amount = 0;
   return inconsistent;
 }
 
