@@ -20,7 +20,7 @@ const servers = [...conf.matchAll(/server\s*\{([\s\S]*?)\n {2}\}/g)].map((m) => 
 const locations = [...conf.matchAll(/location\s+([^{]+)\{([^}]*)\}/g)].map((m) => ({ at: m[1]!.trim(), body: m[2]! }));
 const proxied = locations.filter((l) => /proxy_pass\s+http:\/\/civicstream_/.test(l.body));
 
-describe('deploy/nginx', () => {
+describe('deploy/nginx: what each proxied location does', () => {
   it('speaks HTTP/1.1 to civicstream in every location that proxies to it, and clears Connection', () => {
     expect(proxied.map((l) => l.at)).toEqual(['/', '/']);
     for (const l of proxied) {
@@ -54,6 +54,9 @@ describe('deploy/nginx', () => {
     }
   });
 
+});
+
+describe('deploy/nginx: the replicas, the operators\' endpoints and each client\'s share', () => {
   it('upstreams.conf holds the replicas: each with passive failover, idle connections kept below the server\'s idle timeout (8 to 12 s)', () => {
     const ups = [...conf.matchAll(/upstream\s+(civicstream_\w+)\s*\{([^}]*)\}/g)];
     expect(ups.map((u) => u[1])).toEqual(['civicstream_finance', 'civicstream_arrests']);
@@ -85,22 +88,22 @@ describe('deploy/nginx', () => {
     expect(conf).toMatch(/limit_conn_status\s+429\s*;/);
     for (const k of ['keepalive_timeout', 'client_header_timeout', 'client_body_timeout']) expect(Number(new RegExp(`${k}\\s+(\\d+)s\\s*;`).exec(conf)?.[1]), k).toBeLessThanOrEqual(15);
   });
+});
 
-  describe('rendered for a test (loopback ports, a temp dir)', () => {
-    const tmp = mkdtempSync(path.join(os.tmpdir(), 'civicstream-nginx-'));
-    afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-    const l = { replicas: [{ finance: 20001, arrests: 20002 }, { finance: 20003, arrests: 20004 }], listen: { finance: 20005, arrests: 20006 } };
+describe('deploy/nginx rendered for a test (loopback ports, a temp dir)', () => {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'civicstream-nginx-'));
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+  const l = { replicas: [{ finance: 20001, arrests: 20002 }, { finance: 20003, arrests: 20004 }], listen: { finance: 20005, arrests: 20006 } };
 
-    it('keeps every parameter of upstreams.conf but the addresses, and refuses a deploy file that no longer has the lines it replaces', () => {
-      const got = renderUpstreams(readFileSync(path.join(DEPLOY, 'upstreams.conf'), 'utf8'), l.replicas);
-      expect(got).toContain('server 127.0.0.1:20001 max_fails=');
-      expect(got).toContain('server 127.0.0.1:20004 max_fails=');
-      expect(() => renderUpstreams('upstream civicstream_finance { server a:1; }', l.replicas)).toThrow(/expected 2/);
-    });
+  it('keeps every parameter of upstreams.conf but the addresses, and refuses a deploy file that no longer has the lines it replaces', () => {
+    const got = renderUpstreams(readFileSync(path.join(DEPLOY, 'upstreams.conf'), 'utf8'), l.replicas);
+    expect(got).toContain('server 127.0.0.1:20001 max_fails=');
+    expect(got).toContain('server 127.0.0.1:20004 max_fails=');
+    expect(() => renderUpstreams('upstream civicstream_finance { server a:1; }', l.replicas)).toThrow(/expected 2/);
+  });
 
-    it('passes nginx -t', () => {
-      renderNginx(tmp, l);
-      expect(checkNginx(tmp)).toBe('');
-    });
+  it('passes nginx -t', () => {
+    renderNginx(tmp, l);
+    expect(checkNginx(tmp)).toBe('');
   });
 });

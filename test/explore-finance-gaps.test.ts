@@ -7,28 +7,15 @@
 // counts the governments that have rows. Expected values come from the API's own
 // answers, DuckDB over the mirror, or literals.
 
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, watchedPage } from './helpers/browser.js';
-import { arrestsUrl, financeUrl, get } from './helpers/http.js';
+import { describe, expect, it } from 'vitest';
+import { watchedPage } from './helpers/browser.js';
+import { arrestsUrl, get } from './helpers/http.js';
 import { long, query, table } from './helpers/duckdb.js';
+import { api, explorerBrowser, text } from './helpers/explorer.js';
 
 const LA_CITY = '062037161174';
 const LA_COUNTY = '061037123085';
-let browser: Browser;
-
-beforeAll(async () => { browser = await launchBrowser(); }, 60_000);
-afterAll(async () => { await browser?.close(); });
-
-const api = async (p: string): Promise<any> => (await fetch(`${financeUrl()}${p}`)).json();
-const text = (page: Page, sel: string): Promise<string> => page.$eval(sel, (e) => e.textContent ?? '');
-
-async function open(path: string, base = financeUrl(), file = 'explore/') {
-  const w = await watchedPage(browser, base);
-  await w.page.goto(`${base}/${file}${path}`);
-  await w.page.waitForFunction(() => Number(document.body.dataset.drawn ?? 0) > 0 && !document.body.dataset.busy, undefined, { timeout: 20_000 });
-  return w;
-}
+const { browser, open } = explorerBrowser();
 
 describe('finance explorer: missing numbers said for what they are', () => {
   it('FY2011 Corrections on the national map: combined codes and the recipe, never "did not report"', async () => {
@@ -94,7 +81,7 @@ describe('finance explorer: missing numbers said for what they are', () => {
   });
 
   it('the arrests explorer has an h1', async () => {
-    const { page } = await watchedPage(browser, arrestsUrl());
+    const { page } = await watchedPage(browser(), arrestsUrl());
     await page.goto(`${arrestsUrl()}/explore/`);
     await page.waitForSelector('h1', { state: 'visible', timeout: 20_000 });
     expect(await page.$$eval('h1', (els) => els.filter((e) => (e as HTMLElement).offsetParent !== null).length)).toBeGreaterThan(0);
