@@ -1,13 +1,13 @@
 // The docs page of both services in a real headless Chromium (test/helpers/browser.ts; the
 // explorers have their own files, explore-*.test.ts): the page renders the
 // generated OpenAPI, every declared route is listed, and a screenshot is kept
-// in test-artifacts/ as the run's evidence.
+// in test-artifacts/ as the run's evidence. Every control has an accessible name.
 
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARTIFACTS, launchBrowser } from './helpers/browser.js';
+import { ARTIFACTS, launchBrowser, unnamedControls } from './helpers/browser.js';
 import { arrestsUrl, financeUrl } from './helpers/http.js';
 
 let browser: Browser;
@@ -31,6 +31,12 @@ describe('docs page in headless Chromium', () => {
       await page.waitForSelector('.opblock-summary-path', { timeout: 30_000 });
       const listed = (await page.$$eval('.opblock-summary-path', (els) => els.map((e) => e.getAttribute('data-path') ?? e.textContent ?? ''))).map((p) => p.replace(/\u200b/g, '')).sort();
       expect(listed).toEqual(declared);
+      // Every control has a name a screen reader announces, an operation opened and tried out too
+      // (Swagger UI's server list had none: init.js names it).
+      await page.click('.opblock-summary');
+      await page.click('.try-out__btn');
+      await page.waitForSelector('.execute');
+      expect(await unnamedControls(page)).toEqual([]);
       expect(await page.title()).toContain('civicstream');
       await page.screenshot({ path: path.join(ARTIFACTS, `docs-${service}.png`), fullPage: false });
       expect(existsSync(path.join(ARTIFACTS, `docs-${service}.png`))).toBe(true);

@@ -6,7 +6,7 @@
 
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keepScreenshot, launchBrowser, watchedPage, weighLoads } from './helpers/browser.js';
+import { keepScreenshot, launchBrowser, unnamedControls, watchedPage, weighLoads } from './helpers/browser.js';
 import { arrestsUrl } from './helpers/http.js';
 
 interface View { leaid: string; model: string; year: string; race: string; sex: string; interval: string; state: string }
@@ -159,6 +159,8 @@ describe('school explorer in headless Chromium', () => {
     // Words in the controls, no bare codes
     expect(await page.locator('#race option').allTextContents()).toEqual(Object.values(RACE));
     expect(await page.locator('#sex option').allTextContents()).toEqual(['Female', 'Male']);
+    // Every control and map dot has a name a screen reader announces (Chromium's accessibility tree).
+    expect(await unnamedControls(page)).toEqual([]);
     expect(w.problems).toEqual([]);
     await page.close();
   });

@@ -7,7 +7,7 @@
 // test-artifacts/.
 
 import { describe, expect, it } from 'vitest';
-import { keepScreenshot, watchedPage, weighLoads } from './helpers/browser.js';
+import { keepScreenshot, unnamedControls, watchedPage, weighLoads } from './helpers/browser.js';
 import { act, api, count, explorerBrowser, settled, text } from './helpers/explorer.js';
 import { financeUrl } from './helpers/http.js';
 
@@ -38,6 +38,8 @@ describe('finance explorer in headless Chromium', () => {
     console.log(`finance explorer first load: ${(bytes / 1024).toFixed(1)} KB on the wire, ${byUrl.size} loads; biggest: ${biggest.join(', ')}`);
     expect(bytes).toBeGreaterThan(50_000); // the vendor libraries were counted
     expect(bytes).toBeLessThan(500_000);
+    // Every control and the map's states have a name a screen reader announces (Chromium's accessibility tree).
+    expect(await unnamedControls(page)).toEqual([]);
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -5,7 +5,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CATALOG } from '../dist/src/server/errors.js';
-import { keepScreenshot, launchBrowser, watchedPage } from './helpers/browser.js';
+import { keepScreenshot, launchBrowser, unnamedControls, watchedPage } from './helpers/browser.js';
 import { arrestsUrl, financeUrl } from './helpers/http.js';
 
 let browser: Browser;
@@ -27,6 +27,7 @@ describe('landing page in a browser', () => {
       expect(await page.$eval('header.site', (h) => getComputedStyle(h).display)).toBe('flex');
       expect(await page.$eval('link[rel=icon]', (l) => (l as HTMLLinkElement).href)).toBe(`${base()}/favicon.svg`);
       await keepScreenshot(page, `landing-${name}.png`, true);
+      expect(await unnamedControls(page)).toEqual([]);
       await page.setViewportSize({ width: 390, height: 844 });
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
       await keepScreenshot(page, `landing-${name}-phone.png`);

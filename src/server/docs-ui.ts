@@ -31,6 +31,12 @@ export function docsAssets(title: string): Map<string, Asset> {
 `;
   const init = `window.addEventListener('load', function () {
   window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, docExpansion: 'list', defaultModelsExpandDepth: 0, validatorUrl: null });
+  // Swagger UI's server list is a select whose label element holds no text, so a screen reader
+  // announces it unnamed; it is named here whenever Swagger UI (re)renders it.
+  new MutationObserver(function () {
+    var s = document.getElementById('servers');
+    if (s !== null && !s.hasAttribute('aria-label')) s.setAttribute('aria-label', 'Server the requests go to');
+  }).observe(document.getElementById('swagger-ui'), { childList: true, subtree: true });
 });
 `;
   const page: Asset = { contentType: 'text/html; charset=utf-8', body: html, headers: { ...PAGE_HEADERS } };

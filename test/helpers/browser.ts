@@ -55,3 +55,29 @@ export async function weighLoads(page: Page): Promise<() => { bytes: number; byU
   });
   return () => ({ bytes: [...byUrl.values()].reduce((a, b) => a + b, 0), byUrl });
 }
+
+/** Roles a person operates or reads as one thing: each must have an accessible name. */
+const NAMED_ROLES = new Set(['button', 'link', 'textbox', 'searchbox', 'combobox', 'checkbox', 'radio', 'img', 'listbox', 'tab', 'slider', 'spinbutton', 'switch']);
+
+/**
+ * The controls and images of the page that a screen reader would announce without a name, as
+ * "role <tag id=...>": Chromium's own accessibility tree (the names it computes from labels, aria-*,
+ * text and titles), not a rule of ours.
+ */
+export async function unnamedControls(page: Page): Promise<string[]> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const { nodes } = await cdp.send('Accessibility.getFullAXTree') as { nodes: { ignored: boolean; role?: { value: string }; name?: { value: string }; backendDOMNodeId?: number }[] };
+    const out: string[] = [];
+    for (const n of nodes) {
+      if (n.ignored || !NAMED_ROLES.has(n.role?.value ?? '') || (n.name?.value ?? '').trim() !== '') continue;
+      const d = n.backendDOMNodeId === undefined ? null : await cdp.send('DOM.describeNode', { backendNodeId: n.backendDOMNodeId }) as { node: { localName: string; attributes?: string[] } };
+      const attrs = d?.node.attributes ?? [];
+      const id = attrs.indexOf('id') >= 0 ? ` id=${attrs[attrs.indexOf('id') + 1]}` : '';
+      out.push(`${n.role!.value} <${d?.node.localName ?? '?'}${id}>`);
+    }
+    return out;
+  } finally {
+    await cdp.detach();
+  }
+}
