@@ -81,7 +81,7 @@ export const aidSeam = (rows, field) => codeSeam(rows, field, AID_RESIDUAL_CODES
 /** The aid seam's note: '' when the rows show none. */
 export function aidSeamText(seam) {
   if (!seam.length) return '';
-  return `${seam.map(changeText).join('; ')}. Through FY2011 the corpus flags these aid codes (federal, state and local aid not elsewhere classified) as aggregates, which category rows leave out, and local governments reported much of their aid only there: the earlier years' revenue lacks it, so part of the step is the coding, not the money. The ig_federal_total_wide, ig_state_total_wide and ig_local_total_wide recipes carry aid across the change.`;
+  return `${seam.map(changeText).join('; ')}. Through FY2011 the corpus flags these aid codes (federal, state and local aid not elsewhere classified) as aggregates, which category rows leave out, and local governments reported much of their aid only there: the earlier years' revenue lacks it, so part of the step is the coding, not the money. The ig_federal_total_wide, ig_state_total_wide and ig_local_total_wide recipes carry aid across the change: Compare \u2192 aid from other governments draws them.`;
 }
 
 /** Categories with rows (an amount) in some published year of the answer but none in `year`, by name. */

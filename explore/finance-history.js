@@ -131,8 +131,41 @@ function keptSums(rows, field, keep) {
   return sumByYear(rows.filter(keep), field);
 }
 
-/** The spending and revenue history of a government, as the pair view.pair names (summed over subtypes). */
+/**
+ * The aid view: federal, state and local aid, each from the API's total recipe for its leg. The recipes carry
+ * the wide-era aggregate code (B--, C--, D--) through FY2011 and every modern code from FY2012, so each line
+ * means the same in every year, where the revenue line's aid steps at FY2019 (the B89, C89, D89 seam). Each is
+ * its own line: the spec forbids adding a total recipe to category rows or to another recipe.
+ */
+export const AID = [
+  { recipe: 'ig_federal_total_wide', name: 'federal aid', color: '#2e86ab' },
+  { recipe: 'ig_state_total_wide', name: 'state aid', color: '#6a4c93' },
+  { recipe: 'ig_local_total_wide', name: 'local aid', color: '#3a7d44' },
+];
+
+async function drawAid(panel, view, ctx) {
+  const q = `adjust=${view.adjust}&per_capita=${view.scale === 'per_capita'}`;
+  const calls = AID.map((a) => `/api/v1/governments/${view.govid}/revenue?recipe=${a.recipe}&${q}`);
+  const answers = await Promise.all(calls.map((c) => getAll(c)));
+  if (ctx.stale()) return;
+  const field = amountField(view);
+  const unit = unitLabel(view, answers[0].meta.base_year);
+  yearChart(panel.querySelector('.chart'), AID.map((a, i) => ({ name: a.name, color: a.color, values: sumByYear(answers[i].data, field) })),
+    { years: ctx.years, yLabel: `US$ (${unit})`, unit, empty: 'No aid from other governments in the published years for this government.' });
+  panel.querySelector('.note').textContent = [
+    `Revenue from other governments, one line per giver, each from the API's total recipe for its leg (${AID.map((a) => a.recipe).join(', ')}):`,
+    'through FY2011 the whole leg as the Census published it in one aggregate code, from FY2012 every code of the leg summed, so a line means the same in every year.',
+    'The revenue line of the other views counts aid by category rows, which leave the aggregate codes out through FY2011: its aid steps where these lines do not.',
+    'The lines are not to be added to each other or to the revenue line (each is a self-contained series).',
+    `Fiscal years ${ctx.holes} have no source data: gaps, not zeros.`,
+    perResidentText(view, ...answers.map((a) => a.provenance)),
+  ].filter(Boolean).join(' ');
+  callLinks(panel.querySelector('.links'), AID.flatMap((a, i) => [[`${a.name} API call`, calls[i]], [`${a.name} as CSV`, `${calls[i]}&format=csv`]]));
+}
+
+/** The spending and revenue history of a government, as the pair view.pair names (summed over subtypes), or its aid. */
 export async function drawHistory(panel, view, ctx) {
+  if (view.pair === 'aid') return drawAid(panel, view, ctx);
   const pair = PAIRS[view.pair] ?? PAIRS.total;
   const q = `adjust=${view.adjust}&per_capita=${view.scale === 'per_capita'}`;
   const base = `/api/v1/governments/${view.govid}`;

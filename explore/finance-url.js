@@ -19,7 +19,7 @@ export function readView(search = location.search) {
   if (!['total', 'per_capita'].includes(v.scale)) v.scale = DEFAULTS.scale;
   if (!/^\d{4}$/.test(v.year)) v.year = '';
   if (!/^\d{2}$/.test(v.map)) v.map = '';
-  if (!['total', 'general'].includes(v.pair)) v.pair = DEFAULTS.pair;
+  if (!['total', 'general', 'aid'].includes(v.pair)) v.pair = DEFAULTS.pair;
   return v;
 }
 

@@ -80,6 +80,24 @@ describe('finance explorer: missing numbers said for what they are', () => {
     await page.close();
   });
 
+  it('Compare → aid draws federal, state and local aid from the total recipes: each line DuckDB\'s wide-era aggregate through FY2011 and every code of the leg after', async () => {
+    // Independent of the API: the B--, C--, D-- rows through FY2011, every B, C, D code after (amounts in thousands).
+    const rows = await query(`SELECT year::INT AS year, left(item_code, 1) AS leg, (sum(amt) * 1000)::DOUBLE AS v FROM ${long()}
+      WHERE canonical_govid = '${LA_CITY}' AND left(item_code, 1) IN ('B', 'C', 'D')
+        AND ((year <= 2011 AND item_code LIKE '_--') OR (year >= 2012 AND item_code NOT LIKE '_--')) GROUP BY 1, 2 ORDER BY 2, 1`);
+    expect(rows.length).toBe(9);
+    const { page, problems } = await open(`?govid=${LA_CITY}&pair=aid`);
+    const names: Record<string, string> = { B: 'federal aid', C: 'state aid', D: 'local aid' };
+    const expected: string = await page.evaluate(`import('/explore/format.js').then((m) => ${JSON.stringify(rows)}.map((r) => \`${'${'}${JSON.stringify(names)}[r.leg]}, FY${'${'}r.year}: ${'${'}m.moneyLong(r.v)}\`).join('; '))`);
+    expect(await page.$eval('#panel-history svg[aria-description]', (e) => e.getAttribute('aria-description'))).toBe(expected);
+    const note = await text(page, '#panel-history .note');
+    expect(note).toContain('ig_federal_total_wide, ig_state_total_wide, ig_local_total_wide');
+    expect(note).toContain('not to be added');
+    expect(await page.$$eval('#panel-history .links a', (els) => els.map((e) => e.getAttribute('href')))).toContain(`/api/v1/governments/${LA_CITY}/revenue?recipe=ig_state_total_wide&adjust=nominal&per_capita=false`);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it('the arrests explorer has an h1', async () => {
     const { page } = await watchedPage(browser(), arrestsUrl());
     await page.goto(`${arrestsUrl()}/explore/`);
