@@ -97,7 +97,7 @@ const ROWS: Record<string, Row> = {
   'E_NOT_FOUND.bulkYear': { trigger: finance('/api/v1/bulk/files/spending-1999.csv.gz'), message: 'No bulk file of 1999: the published years are 2011, 2019, 2020.' },
   // The legacy server does not build its bulk files, and has no set in its (fresh) cache.
   'E_NOT_FOUND.bulkNotReady': { trigger: legacy('/api/v1/bulk/files/spending-2019.csv.gz'), message: 'The csv.gz of spending 2019 is unavailable; GET /api/v1/bulk lists the files.' },
-  'E_METHOD.readOnly': { trigger: finance('/api/v1/health', { method: 'POST', body: 'x=1' }), message: 'Method post is not allowed; this API is read-only (GET, HEAD).' },
+  'E_METHOD.readOnly': { trigger: finance('/api/v1/health', { method: 'POST', body: 'x=1' }), message: 'Method POST is not allowed; this API is read-only (GET, HEAD).' },
   'E_UNKNOWN_KEY.unknown': { trigger: finance('/api/v1/categories?nonsense=1'), message: "Unknown query parameter 'nonsense' for /api/v1/categories; accepted keys: type, pattern." },
   'E_UNKNOWN_KEY.unknownNoKeys': { trigger: finance('/api/v1/health?x=1'), message: "Unknown query parameter 'x' for /api/v1/health; this route accepts no query parameters." },
   'E_UNKNOWN_KEY.rejected': {
@@ -169,7 +169,7 @@ const ROWS: Record<string, Row> = {
   },
   'E_BAD_VALUE.subtypeOtherFlow': {
     trigger: finance(`${GOV}/balances?subtype=operations`),
-    message: "subtype 'operations' is a expenditure subtype; /governments/{govid}/balances serves balance subtypes: general, unemployment_trust, workers_comp_trust, other_insurance_trust, employee_retirement. Expenditure subtypes are served by /spending, /rollups and /governments/{govid}/spending.",
+    message: "subtype 'operations' is one of the expenditure subtypes; /governments/{govid}/balances serves balance subtypes: general, unemployment_trust, workers_comp_trust, other_insurance_trust, employee_retirement. Expenditure subtypes are served by /spending, /rollups and /governments/{govid}/spending.",
   },
   'E_BAD_VALUE.unknownRecipe': { trigger: finance('/api/v1/spending?state=CA&recipe=nope'), message: `Unknown recipe 'nope'. Valid ids: ${RECIPES}.` },
   'E_BAD_VALUE.recipeOtherFlow': {
@@ -235,6 +235,10 @@ const ROWS: Record<string, Row> = {
   'E_CONFLICT.govidCohort': {
     trigger: finance('/api/v1/spending?govid=062037161174&state=CA&type=city'),
     message: 'govid and state and type cannot be used together: govid names the governments itself, state and type select a cohort instead. Give one or the other.',
+  },
+  'E_BAD_VALUE.govidNotInLayer': {
+    trigger: finance('/api/v1/rollups?layer=county&govids=101003101811,062037161174'),
+    message: 'govids: 062037161174 (LOS ANGELES CITY) is a city government; layer=county aggregates county governments only. Leave it out, or ask its own layer.',
   },
   'E_CONFLICT.stateGovids': {
     trigger: finance('/api/v1/rollups?layer=county&state=CA&govids=062037161174'),

@@ -78,6 +78,17 @@ describe('money routes: category', () => {
     expect(a.body.data.every((r: any) => r.category === 'Police')).toBe(true);
     expect(a.body.provenance.category).toBe('Police');
   });
+  it('takes the spec\'s short names Individual Income and Corporate Income, answered under the table\'s names', async () => {
+    const state = '/api/v1/governments/060000226349/revenue';
+    for (const [short, name] of [['Individual Income', 'Individual Income Tax'], ['corporate income', 'Corporate Income Tax']]) {
+      const a = await get(`${state}?category=${encodeURIComponent(short)}`);
+      const b = await get(`${state}?category=${encodeURIComponent(name)}`);
+      expect(a.status, short).toBe(200);
+      expect(a.body.data.length, short).toBeGreaterThan(0);
+      expect(a.body.data, short).toEqual(b.body.data);
+      expect(a.body.data.every((r: any) => r.category === name), short).toBe(true);
+    }
+  });
   it('unknown category is a 400 listing the valid options of the route', async () => {
     const m = await err(`${G}/spending?category=Polce`);
     expect(m).toContain("Unknown category 'Polce'");

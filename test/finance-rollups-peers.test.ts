@@ -53,10 +53,14 @@ describe('/rollups', () => {
     expect(expectErrorEnvelope(await get(`${RU}?layer=city&category=Fund%20Balances`), 400)).toContain('balance category');
   });
 
-  it('state and govids together are 400; govids names the layer members; basis, recipe, complete are refused', async () => {
+  it('state and govids together are 400; govids names the layer members, and one of another layer is a 400, never dropped; basis, recipe, complete are refused', async () => {
     expectErrorEnvelope(await get(`${RU}?layer=county&state=DE&govids=101001124143`), 400);
-    const { body } = await get(`${RU}?layer=county&govids=101001124143,062037161174`);
+    const { body } = await get(`${RU}?layer=county&govids=101001124143`);
     expect(new Set(body.data.map((r: any) => r.canonical_govid))).toEqual(new Set(['101001124143']));
+    // A city among counties (an audit of 2026-11-28: it was left out without a word, and alone gave an empty success).
+    for (const list of ['101001124143,062037161174', '062037161174']) {
+      expect(expectErrorEnvelope(await get(`${RU}?layer=county&govids=${list}`), 400)).toContain('062037161174 (LOS ANGELES CITY) is a city government; layer=county');
+    }
     for (const k of ['basis=raw', 'recipe=corrections_combined', 'complete=true', 'expenditure_concept=total']) expectErrorEnvelope(await get(`${RU}?layer=county&${k}`), 400);
     expect(expectErrorEnvelope(await get(`${RU}?layer=county&expenditure_concept=total`), 400)).toContain('/governments/{govid}/spending');
   });

@@ -67,6 +67,16 @@ describe('rate limits', () => {
     expect(bad.status).toBe(429);
   });
 
+  it('each service\'s 429 names its own cheaper way: the school service has no /api/v1/bulk to send a client to', async () => {
+    const all = await burst(14, () => get(s.arrestsUrl, '/api/v1/districts?state=NH&limit=2', { from: '127.0.0.20' }));
+    const refused = all.find((g) => g.status === 429);
+    expect(refused).toBeDefined();
+    const error: string = JSON.parse(refused!.body).error;
+    expect(error).toContain('fewer, larger pages');
+    expect(error).not.toContain('/api/v1/bulk');
+    expect((await get(s.arrestsUrl, '/api/v1/bulk', { from: '127.0.0.21' })).status).toBe(404);
+  });
+
   it('charges a bulk page by the rows it asks: 1, and 1 more per 10,000', async () => {
     const a = await get(s.url, SMALL, { from: '127.0.0.4' });
     // Two pages at once with 9 tokens left: one is served, the other's 6 are refused.

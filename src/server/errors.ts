@@ -87,6 +87,7 @@ export const ERROR_CATALOG = {
     messages: {
       notOneOf: msg("{name} must be one of {values}; got '{raw}'.", { name: 'adjust', values: 'nominal, real', raw: 'yes' }),
       mustBeOneOf: msg('{name} must be one of {values}.', { name: 'layer', values: 'state, county, city' }),
+      govidNotInLayer: msg('{name}: {govid} ({govName}) is a {type} government; layer={layer} aggregates {layer} governments only. Leave it out, or ask its own layer.', { name: 'govids', govid: '062037161174', govName: 'LOS ANGELES CITY', type: 'city', layer: 'county' }),
       typeOutOfScope: msg("{name} must be one of {values}; got '{raw}'. Special districts (4) and school districts (5) are out of scope of this corpus.", { name: 'type', values: 'state, county, city, township, 0, 1, 2, 3', raw: '4' }),
       notInteger: msg("{name} must be an integer from {min} to {max}; got '{raw}'.", { name: 'page', min: 0, max: 10000000, raw: 'x' }),
       outOfRange: msg('{name} must be an integer from {min} to {max}; got {value}.', { name: 'n', min: 1, max: 50, value: 0 }),
@@ -108,7 +109,7 @@ export const ERROR_CATALOG = {
       allAlone: msg("{name} '{all}' sums every category and cannot be combined with others.", { name: 'category', all: 'All Categories' }),
       unknownCategory: msg("Unknown {name} '{raw}'. Valid options: {options}.", { name: 'category', raw: 'Polce', options: 'Police, Fire, All Categories' }),
       categoryOtherFlow: msg("{name} '{category}' is {flowWord} category; {route} does not serve it. {Flow} categories are served by {routes}.", { name: 'category', category: 'Property Tax', flowWord: 'a revenue', route: '/spending', Flow: 'Revenue', routes: '/revenue' }),
-      subtypeOtherFlow: msg("{name} '{raw}' is a {other} subtype; {route} serves {flow} subtypes: {values}. {Other} subtypes are served by {routes}.", { name: 'subtype', raw: 'taxes', other: 'revenue', route: '/spending', flow: 'spending', values: 'operations, capital', Other: 'Revenue', routes: '/revenue' }),
+      subtypeOtherFlow: msg("{name} '{raw}' is one of the {other} subtypes; {route} serves {flow} subtypes: {values}. {Other} subtypes are served by {routes}.", { name: 'subtype', raw: 'taxes', other: 'revenue', route: '/spending', flow: 'spending', values: 'operations, capital', Other: 'Revenue', routes: '/revenue' }),
       unknownRecipe: msg("Unknown {name} '{raw}'. Valid ids: {ids}.", { name: 'recipe', raw: 'nope', ids: 'ig_state_total_wide' }),
       recipeOtherFlow: msg("{name} '{raw}' is {flowWord} recipe; {route} does not serve it. {Flow} series are served by {routes}.", { name: 'recipe', raw: 'ig_state_total_wide', flowWord: 'a revenue', route: '/spending', Flow: 'Revenue', routes: '/revenue' }),
       baseYear: msg("{name} must be a four-digit year in {span}; got '{raw}'.", { name: 'base_year', span: '2011-2020', raw: '1990' }),
@@ -230,7 +231,7 @@ export const ERROR_CATALOG = {
   E_RATE_LIMITED: {
     status: 429, summary: 'Over the client\'s rate limit (RATE_LIMIT, RATE_LIMIT_BURST); retry after the Retry-After seconds. RateLimit-Policy and RateLimit say the limit and what is left.',
     messages: {
-      overLimit: msg("Over this client's rate limit (a burst of {burst} tokens, refilled at {rate} a second; this request costs {cost}); retry after {retryAfter} s (Retry-After). Bulk pages cost 1 more per {rowsPerToken} rows asked: the bulk files (/api/v1/bulk) are the cheaper way to a whole table.", { burst: 500, rate: 100, cost: 1, retryAfter: 1, rowsPerToken: '10,000' }),
+      overLimit: msg("Over this client's rate limit (a burst of {burst} tokens, refilled at {rate} a second; this request costs {cost}); retry after {retryAfter} s (Retry-After). Bulk pages cost 1 more per {rowsPerToken} rows asked: {cheaper}.", { burst: 500, rate: 100, cost: 1, retryAfter: 1, rowsPerToken: '10,000', cheaper: 'the bulk files (/api/v1/bulk) are the cheaper way to a whole table' }),
     },
   },
   E_BUSY: {

@@ -137,7 +137,7 @@ function preflight(req: Incoming): Answer | undefined {
     };
   }
   if (req.method !== 'get' && req.method !== 'head') {
-    throw apiError('E_METHOD', 'readOnly', { method: req.methodText.slice(0, 16) });
+    throw apiError('E_METHOD', 'readOnly', { method: req.methodText.slice(0, 16).toUpperCase() });
   }
   return undefined;
 }

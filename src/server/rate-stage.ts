@@ -23,6 +23,8 @@ export interface RateGate {
   limiter: RateLimiter;
   policy: RatePolicy;
   trusted: TrustedProxies;
+  /** The service's cheaper way to much data, said in the 429's message (each service names its own). */
+  cheaper: string;
 }
 
 /** A bulk page costs one token more per ROWS_PER_TOKEN rows it asks for, a bulk file one more per BYTES_PER_TOKEN. */
@@ -48,11 +50,11 @@ export function shareRateTables(shared?: Record<string, SharedArrayBuffer>): Rec
 }
 
 /** Service `name`'s gate under config, or undefined when RATE_LIMIT is 0 (off). */
-export function rateGate(name: string, config: Config): RateGate | undefined {
+export function rateGate(name: string, config: Config, cheaper: string): RateGate | undefined {
   if (config.rateLimit === 0) return undefined;
   const table = tables[name] ?? (tables[name] = RateLimiter.table());
   const policy = { rate: config.rateLimit, burst: config.rateLimitBurst };
-  return { limiter: new RateLimiter(policy, table), policy, trusted: parseTrustedProxies(config.trustProxy) };
+  return { limiter: new RateLimiter(policy, table), policy, trusted: parseTrustedProxies(config.trustProxy), cheaper };
 }
 
 /** Charges the request's client `cost` tokens, once per request; past the limit an E_RATE_LIMITED. In-process requests (no peer) are free. */
@@ -61,7 +63,7 @@ export function charge(gate: RateGate | undefined, req: Incoming, ex: Exchange, 
   const d = gate.limiter.take(bucketKey(clientAddress(req.peer, req.forwardedFor, gate.trusted)), cost);
   ex.rateHeaders = gate.limiter.headers(d);
   if (!d.ok) {
-    throw apiError('E_RATE_LIMITED', 'overLimit', { burst: gate.policy.burst, rate: gate.policy.rate, cost, retryAfter: d.retryAfterS, rowsPerToken: ROWS_TEXT });
+    throw apiError('E_RATE_LIMITED', 'overLimit', { burst: gate.policy.burst, rate: gate.policy.rate, cost, retryAfter: d.retryAfterS, rowsPerToken: ROWS_TEXT, cheaper: gate.cheaper });
   }
 }
 

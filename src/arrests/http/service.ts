@@ -40,7 +40,7 @@ export function arrestsService(ctx: ArrestsCtx, config: Config): Service<Arrests
   return { name: 'arrests', routes: ctx.routes, ctx, assets: new Map([...docsAssets('civicstream school arrests'), ...exploreAssets('arrests')]), accessLog: config.accessLog, cache: config.responseCacheMb > 0 ? new ResponseCache(config.responseCacheMb * 1024 * 1024) : undefined,
     etagSeed: `${VERSION}|${ctx.manifest.digest}|${ctx.mirrorUrl}`,
     timeoutMs: config.requestTimeoutMs,
-    rate: rateGate('arrests', config),
+    rate: rateGate('arrests', config, 'fewer, larger pages (up to a route\'s limit) are the cheaper way to many rows'),
     // Its answers are computed on the thread from summaries built before it listens: no pool to be ready.
     ops: { info: () => ({ rows: ctx.summaries.build.rows, build: { service: 'arrests', version: VERSION, manifest_digest: ctx.manifest.digest, synthetic: String(ctx.manifest.synthetic) } }) },
   };

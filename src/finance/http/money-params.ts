@@ -10,6 +10,7 @@ import type { Flow } from '../catalog.js';
 import type { FinanceCtx } from '../context.js';
 import { EXPENDITURE_CONCEPTS, FLOW_ID, REVENUE_CONCEPTS, SUBTYPES, type EngineCatalog } from '../engine-catalog.js';
 import { ALL_CATEGORIES, EVERY_CATEGORY, type CategoryChoice, type RecipeChoice } from '../money-choices.js';
+import { CATEGORY_ALIASES } from '../category-aliases.js';
 import { yearsParam } from './params.js';
 
 type P<T> = ParamSpec<FinanceCtx, T>;
@@ -77,6 +78,11 @@ function categoryIds(engine: EngineCatalog): Map<string, number> {
   if (m === undefined) {
     m = new Map();
     for (let i = engine.categories.length - 1; i >= 0; i--) m.set(engine.categories[i]!.toLowerCase(), i);
+    // The spec's shorter names (category-aliases.ts), where they name no category of their own.
+    for (const { alias, category } of CATEGORY_ALIASES) {
+      const id = m.get(category.toLowerCase());
+      if (id !== undefined && !m.has(alias.toLowerCase())) m.set(alias.toLowerCase(), id);
+    }
     idsByName.set(engine, m);
   }
   return m;

@@ -64,7 +64,13 @@ async function rollups(req: RouteRequest<FinanceCtx, RollupParams>): Promise<Rep
     const g = ctx.catalog.governments[gid]!;
     return g.type === type && (fips === undefined || g.fips_state === fips);
   };
-  const gids = list ? list.gids.filter(inLayer) : cohortOf(ctx, fips, type);
+  // A named government of another layer is refused, never dropped: a silently shorter answer reads as complete.
+  const other = list?.gids.find((gid) => !inLayer(gid));
+  if (other !== undefined) {
+    const g = ctx.catalog.governments[other]!;
+    throw apiError('E_BAD_VALUE', 'govidNotInLayer', { name: 'govids', govid: g.canonical_govid, govName: g.gov_name, type: GOV_TYPES[g.type] ?? String(g.type), layer });
+  }
+  const gids = list ? list.gids : cohortOf(ctx, fips, type);
   const plan = {
     ...planOf(ctx, rollupRoute, { gids, years, params }),
     consistent: params.coverage === 'consistent',

@@ -136,7 +136,7 @@ export function financeService(ctx: FinanceCtx, config: Config): Service<Finance
     timeoutMs: config.requestTimeoutMs,
     // A bulk page served from the cache holds a page slot (unwritten) for its life, as a computed page does.
     admitStream: () => { const lease = ctx.pages.acquire(); return lease === null ? null : () => ctx.pages.release(lease); },
-    rate: rateGate('finance', config),
+    rate: rateGate('finance', config, 'the bulk files (/api/v1/bulk) are the cheaper way to a whole table'),
     ops: {
       notReady: () => (ctx.pool.liveWorkers > 0 ? null : 'no live worker in the pool'),
       sample: () => ({
