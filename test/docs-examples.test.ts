@@ -51,6 +51,27 @@ function tryItOut(path: string, op: Operation, enumFallback = true): string {
   return query.length ? `${url}?${query.join('&')}` : url;
 }
 
+/** Whether v is of JSON Schema type t (integer: a whole number). */
+const ofType = (v: unknown, t: string): boolean =>
+  t === 'null' ? v === null : t === 'integer' ? Number.isInteger(v) : t === 'array' ? Array.isArray(v) : t === 'object' ? typeof v === 'object' && v !== null && !Array.isArray(v) : typeof v === t;
+
+/** Each row field whose value is not of a type the operation's 200 schema declares for it, and each field it does not declare. */
+function rowsAgainstSchema(url: string, rows: Record<string, unknown>[], op: any): string[] {
+  const schema = op?.responses?.['200']?.content?.['application/json']?.schema;
+  const props: Record<string, { type: string | string[] }> | undefined = schema?.allOf?.[1]?.properties?.data?.items?.properties;
+  if (props === undefined) return [];
+  const out = new Set<string>();
+  for (const row of rows) {
+    for (const [k, v] of Object.entries(row)) {
+      const p = props[k];
+      if (p === undefined) { out.add(`${url}: field ${k} is not declared`); continue; }
+      const types = Array.isArray(p.type) ? p.type : [p.type];
+      if (!types.some((t) => ofType(v, t))) out.add(`${url}: field ${k} is ${v === null ? 'null' : typeof v}, declared ${types.join('|')}`);
+    }
+  }
+  return [...out];
+}
+
 for (const [service, base] of [['finance', financeUrl], ['arrests', arrestsUrl]] as const) {
   describe(`${service}: the documented examples`, () => {
     let doc: OpenApi;
@@ -58,7 +79,7 @@ for (const [service, base] of [['finance', financeUrl], ['arrests', arrestsUrl]]
       doc = (await get(`${base()}/openapi.json`)).body as OpenApi;
     });
 
-    it('every operation answers 2xx to the request Try it out builds, with rows where it answers rows', async () => {
+    it('every operation answers 2xx to the request Try it out builds, with rows where it answers rows, each field of a type its schema declares', async () => {
       const failures: string[] = [];
       const ops = Object.entries(doc.paths);
       expect(ops.length).toBeGreaterThan(5);
@@ -73,6 +94,7 @@ for (const [service, base] of [['finance', financeUrl], ['arrests', arrestsUrl]]
         // An envelope answers rows (the documentation documents, /openapi.json an object): an example answering none shows nothing.
         if (typeof b === 'object' && b !== null && 'status' in b && 'data' in b && !Array.isArray(b.data)) failures.push(`${url}: data is not an array`);
         if (typeof b === 'object' && b !== null && Array.isArray(b.data) && b.data.length === 0) failures.push(`${url}: answers no rows`);
+        if (typeof b === 'object' && b !== null && Array.isArray(b.data)) failures.push(...rowsAgainstSchema(url, b.data, item.get));
       }
       expect(failures).toEqual([]);
     });

@@ -8,14 +8,22 @@ export interface FinanceRoutes {
 
     };
     row: {
+      /** The service. */
+      "service": string;
+      /** Its title. */
+      "title": string;
       /** Published fiscal years and the years with no source data. */
       "scope": string;
       /** The published years (a set, not a span). */
       "published_years": unknown[];
       /** Years inside the span with no source data. */
       "holes": unknown[];
+      /** The corpus schema version of the loaded mirror (6 for the bundled one). */
+      "schema_version": number;
       /** llms, data_dictionary, docs and openapi; docs and openapi are at the server root, outside /api/v1. */
       "links": Record<string, unknown>;
+      /** Sources and licences. */
+      "attribution": string;
     };
   };
   /** Liveness and readiness */
@@ -99,6 +107,14 @@ export interface FinanceRoutes {
       "last_year": number | null;
       /** Loaded fiscal years in which the government has rows. */
       "years_in_mirror": unknown[];
+      /** The Census GEOID of its area (state, county or place), where the registry has one. */
+      "census_geoid": string | null;
+      /** How the registry matched population_acs to the government: exact, or unresolved (no match). */
+      "pop_confidence": string | null;
+      /** Its 9-digit id in the Census's older government ids, where it has one. */
+      "legacy_govs_id": string | null;
+      /** Where the registry took its canonical id from: census_pid (the Census's own), or corpus_assigned. */
+      "id_source": string | null;
       /** Former 12-digit ids that now resolve to this government. */
       "former_ids": unknown[];
       /** Consolidation events naming this government. */
@@ -411,8 +427,8 @@ export interface FinanceRoutes {
     row: {
       /** Fiscal year. */
       "year": number;
-      /** 12-digit canonical government id. */
-      "canonical_govid": string;
+      /** 12-digit canonical government id. Null on the summary rows. */
+      "canonical_govid": string | null;
       /** Government name (registry spelling). */
       "gov_name": string;
       /** Category (function); for a recipe, the recipe's label; 'All Categories' when summed. */
@@ -429,8 +445,8 @@ export interface FinanceRoutes {
       "amt_per_capita_nominal": number | null;
       /** amt_real per resident. Present when adjust=real. */
       "amt_per_capita_real"?: number | null;
-      /** census_f33, or unavailable. */
-      "pop_source": string;
+      /** census_f33, or unavailable. Null on the summary rows. */
+      "pop_source": string | null;
       /** Item codes summed into the row, comma-separated (null on filled cells). */
       "codes_included": string | null;
       /** True when the row includes aggregate-published codes (legacy intergovernmental families). */
@@ -795,8 +811,14 @@ export interface ArrestsRoutes {
 
     };
     row: {
+      /** The service. */
+      "service": string;
+      /** Its title. */
+      "title": string;
       /** Districts, states, models and years of the mirror. */
       "scope": string;
+      /** True while the mirror is synthetic (its numbers describe nothing real). */
+      "synthetic": boolean;
       /** llms, data_dictionary, docs, openapi. */
       "links": Record<string, unknown>;
     };

@@ -67,7 +67,12 @@ const first = (ctx: ArrestsCtx) => ctx.districts[0]!;
 
 export const arrestsRoutes: Route[] = [
   route({ id: 'root', path: `${V1}/`, tags: ['metadata'], produces: 'envelope', query: {}, summary: 'Metadata root', description: 'Scope of the mirror and the documentation links.',
-    rowFields: [{ name: 'scope', type: 'string', description: 'Districts, states, models and years of the mirror.' }, { name: 'links', type: 'object', description: 'llms, data_dictionary, docs, openapi.' }],
+    rowFields: [
+      { name: 'service', type: 'string', description: 'The service.' }, { name: 'title', type: 'string', description: 'Its title.' },
+      { name: 'scope', type: 'string', description: 'Districts, states, models and years of the mirror.' },
+      { name: 'synthetic', type: 'boolean', description: 'True while the mirror is synthetic (its numbers describe nothing real).' },
+      { name: 'links', type: 'object', description: 'llms, data_dictionary, docs, openapi.' },
+    ],
     examples: () => [{ description: 'Scope and documentation links', path: `${V1}/` }], handle: root }),
   route({ id: 'health', path: `${V1}/health`, tags: ['metadata'], produces: 'envelope', query: {}, summary: 'Liveness and readiness', description: 'Answers 200 once the draws are summarised.', handle: health }),
   route({

@@ -234,7 +234,9 @@ export const peerRoutes: RouteSpec<FinanceCtx>[] = [
     },
     rules: [censusYearsRule],
     rowFields: [
-      ...moneyFields('spend_subtype', [{ name: 'role', type: 'string', description: 'target, peer, summary_p25, summary_p50 or summary_p75.' }], false, { perCapita: true }),
+      // The three summary rows are no government's: their canonical_govid and pop_source are null.
+      ...moneyFields('spend_subtype', [{ name: 'role', type: 'string', description: 'target, peer, summary_p25, summary_p50 or summary_p75.' }], false, { perCapita: true })
+        .map((f) => (f.name === 'canonical_govid' || f.name === 'pop_source' ? { ...f, type: 'string|null', description: `${f.description} Null on the summary rows.` } : f)),
       { name: 'target_rank', type: 'integer|null', description: "On the target's rows: its rank by per-capita dollars among itself and the peers in the cell (1 = highest)." },
       { name: 'ranked_of', type: 'integer|null', description: 'How many governments that rank is out of (summary rows: how many peers the percentile is over).' },
     ],
