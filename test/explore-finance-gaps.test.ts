@@ -121,9 +121,11 @@ describe('the pages\' words and the files\' names', () => {
     expect(dict.find((r: any) => r.section === 'caveat' && r.name === 'survey calendar')?.description).toContain('years ending in 2 and 7');
   });
 
-  it('a one-government CSV file is named for its government', async () => {
+  it('a one-government CSV file is named for its government, apart from the flat route\'s file of the same id (other rows)', async () => {
     const got = await get(`/api/v1/governments/${LA_CITY}/spending?category=Police&format=csv`);
-    expect(got.headers.get('content-disposition')).toBe(`attachment; filename="spending_govid-${LA_CITY}_category-Police_page-0.csv"`);
+    expect(got.headers.get('content-disposition')).toBe(`attachment; filename="government-${LA_CITY}_spending_category-Police_page-0.csv"`);
+    const flat = await get(`/api/v1/spending?govid=${LA_CITY}&category=Police&format=csv`);
+    expect(flat.headers.get('content-disposition')).toBe(`attachment; filename="spending_govid-${LA_CITY}_category-Police_page-0.csv"`);
   });
 
   it('every arrests example says its data is synthetic; no finance example does', async () => {

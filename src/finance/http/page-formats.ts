@@ -21,9 +21,11 @@ export { isPageFormat } from '../../formats/registry.js';
 
 /** A bulk page's headers: the paging counts, Link to the pages around it, and the file name naming the query and the page. */
 /** A one-government route's file names its government (two governments' pulls would share a name otherwise). */
+// One government's file is named government-<id>_<verb>: the flat route's govid=<id> file is spending_govid-<id>,
+// and the two hold different rows (every year against the latest), so they must not share a name.
 const fileRoute = (route: MoneyRoute, url: string): string => {
   const gov = /\/governments\/([0-9]{12})\//.exec(url)?.[1];
-  return gov === undefined ? route.verb : `${route.verb}_govid-${gov}`;
+  return gov === undefined ? route.verb : `government-${gov}_${route.verb}`;
 };
 
 export function pageHeaders(route: MoneyRoute, url: string, total: number, params: { page: number; limit: number }, format: PageFormat): Record<string, string> {
