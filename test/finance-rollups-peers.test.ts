@@ -225,6 +225,20 @@ describe('peers of the largest governments: the window widens until n are found'
     expect(medians.every((r: any) => r.amt_per_capita_nominal !== null)).toBe(true);
   });
 
+  it('a comparison whose target has no row in the years asked says so in a suggestion naming the years it has rows in', async () => {
+    const GARDEN_GROVE = '062059193114';
+    // Independent of the API: the years this city has rows in, and none of them Police in FY2020.
+    const years = (await query(`SELECT DISTINCT year::INT AS y FROM ${long()} WHERE canonical_govid = '${GARDEN_GROVE}' ORDER BY 1`)).map((r) => r.y);
+    expect(years).toEqual([2011]);
+    const { body } = await get(`/api/v1/governments/${GARDEN_GROVE}/peer-comparison?category=Police`);
+    expect(body.data.filter((r: any) => r.role === 'target')).toEqual([]);
+    expect(body.data.length).toBeGreaterThan(0);
+    expect(body.suggestions).toEqual([{ recipe_id: null, label: 'years with the target\'s rows', available_years: [2011, 2011], hint: expect.stringContaining(`${GARDEN_GROVE} (GARDEN GROVE CITY) has no Police rows in FY2020`) }]);
+    expect(body.suggestions[0].hint).toContain('try years=2011');
+    // With its rows there is none.
+    expect((await get(`/api/v1/governments/${LA_COUNTY}/peer-comparison?category=Police`)).body.suggestions).toEqual([]);
+  });
+
   it('an empty cohort (no other government of the type has a population that year) carries a suggestion naming the target\'s other years', async () => {
     // No cohort of the bundled corpus is empty (every type has hundreds of governments a year): the rule is read on its own.
     const { emptyCohortSuggestions } = await import('../dist/src/finance/http/peers.js');

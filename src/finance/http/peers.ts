@@ -185,7 +185,22 @@ async function comparisonHandler(req: RouteRequest<FinanceCtx, ComparisonParams>
     meta: { coverage: params.coverage, cohort_year: c.year, ...windowMeta(c), ...coverageMeta(coverage) },
   });
   env.suggestions.push(...(await suggestionsFor(ctx, gid, c, req.signal)));
+  if (!res.summary.yearsPresent.some(([g]) => g === gid)) env.suggestions.push(absentTarget(ctx, gid, plan.years, params.category.names));
   return envelopeReply(env);
+}
+
+/**
+ * A comparison whose target has no row in the years asked (an audit: a city with rows in FY2011 only, asked for
+ * FY2020, got peers and percentiles and no word of its own absence): says so, and names the years it has rows in.
+ */
+function absentTarget(ctx: FinanceCtx, gid: number, years: number[], names: string[]): unknown {
+  const g = ctx.catalog.governments[gid]!;
+  const has = (ctx.govYears[gid] ?? []).filter((y) => !years.includes(y));
+  const what = names.length ? names.join(', ') : 'spending';
+  return {
+    recipe_id: null, label: 'years with the target\'s rows', available_years: has.length ? [Math.min(...has), Math.max(...has)] : [],
+    hint: `${g.canonical_govid} (${g.gov_name}) has no ${what} rows in FY${years.join(', FY')}: the rows here are its peers' and their percentiles only${has.length ? `; it has rows (of any category) in FY${has.join(', FY')}: try years=${has.join(',')}` : ''}.`,
+  };
 }
 
 const requiredCategory = required(
