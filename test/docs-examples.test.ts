@@ -116,26 +116,32 @@ for (const [service, base] of [['finance', financeUrl], ['arrests', arrestsUrl]]
 
     it('each documented error response is a real answer of its status: its code written here, its body the server\'s own where a request makes it', async () => {
       // Status -> the code its example shows, as literals (not the catalog the docs are built from).
-      const CODE_OF: Record<string, string> = { '400': 'E_BAD_VALUE', '404': 'E_NOT_FOUND', '500': 'E_INTERNAL', '503': 'E_BUSY', '504': 'E_TIMEOUT' };
-      // The requests that give the first two; the others need a hung pool or a fault (error-codes.test.ts).
-      const REAL: Record<string, string> = {
-        '400': service === 'finance' ? '/api/v1/governments/062037161174/spending?adjust=yes' : '/api/v1/districts?limit=yes',
-        '404': '/api/v1/nope',
+      const CODE_OF: Record<string, string> = {
+        '400': 'E_BAD_VALUE', '404': 'E_NOT_FOUND', '405': 'E_METHOD', '406': 'E_NOT_ACCEPTABLE', '429': 'E_RATE_LIMITED', '500': 'E_INTERNAL', '503': 'E_BUSY', '504': 'E_TIMEOUT',
+      };
+      // The requests that give the first four; the others need a rate limit, a hung pool or a fault (error-codes.test.ts).
+      const REAL: Record<string, [string, RequestInit?]> = {
+        '400': [service === 'finance' ? '/api/v1/governments/062037161174/spending?adjust=yes' : '/api/v1/districts?limit=yes'],
+        '404': ['/api/v1/nope'],
+        '405': ['/api/v1/health', { method: 'POST', body: 'x=1' }],
+        ...(service === 'finance' ? { '406': ['/api/v1/spending?state=DE', { headers: { Accept: 'text/html' } }] as [string, RequestInit] } : {}),
       };
       let compared = 0;
       for (const [path, item] of Object.entries(doc.paths)) {
-        expect(Object.keys(item.get.responses).sort(), path).toEqual(['200', '400', '404', '500', '503', '504']);
+        // 406 where the route answers in several formats (only those read Accept): its 200 lists them.
+        const formats = Object.keys((item.get.responses['200'] as any).content ?? {}).length;
+        expect(Object.keys(item.get.responses).sort(), path).toEqual(['200', '400', '404', '405', ...(formats > 1 ? ['406'] : []), '429', '500', '503', '504']);
         for (const [status, ref] of Object.entries(item.get.responses)) {
           if (status === '200') continue;
           const name = ref.$ref!.split('/').pop()!;
           const example = doc.components.responses[name]!.content['application/json'].example as { error: string; meta: { error_code: string } } | undefined;
           expect(example, `${path} ${status} has an example`).toBeDefined();
           expect(example!.meta.error_code, `${path} ${status}`).toBe(CODE_OF[status]);
-          const url = REAL[status];
-          if (url === undefined) continue;
-          const got = await get(`${base()}${url}`);
+          if (REAL[status] === undefined) continue;
+          const [url, init] = REAL[status]!;
+          const got = await get(`${base()}${url}`, init);
           expect(got.status, url).toBe(Number(status));
-          if (service === 'finance' || status === '404') expect(example, `${path} ${status}: the example is the answer to ${url}`).toEqual(got.body);
+          if ((service === 'finance' && status !== '406') || status === '404' || status === '405') expect(example, `${path} ${status}: the example is the answer to ${url}`).toEqual(got.body);
           else expect(got.body.meta.error_code, url).toBe(example!.meta.error_code);
           compared++;
         }

@@ -455,6 +455,9 @@ describe('the OpenAPI error examples: rendered from the templates and their exam
     expect(Object.fromEntries(Object.entries(examples).map(([name, e]) => [name, [e.meta.error_code, e.error]]))).toEqual({
       BadRequest: ['E_BAD_VALUE', "adjust must be one of nominal, real; got 'yes'."],
       NotFound: ['E_NOT_FOUND', 'No route /api/v1/nope. See /openapi.json for the routes of this service.'],
+      MethodNotAllowed: ['E_METHOD', 'Method POST is not allowed; this API is read-only (GET, HEAD).'],
+      NotAcceptable: ['E_NOT_ACCEPTABLE', 'Accept refuses every media type /api/v1/health answers in: application/json. Allow one of them (or */*), or name one with format=.'],
+      RateLimited: ['E_RATE_LIMITED', "Over this client's rate limit (a burst of 500 tokens, refilled at 100 a second; this request costs 1); retry after 1 s (Retry-After). Bulk pages cost 1 more per 10,000 rows asked: fewer, larger pages are the cheaper way to many rows."],
       Busy: ['E_BUSY', 'The server is at capacity (12 jobs running or waiting); retry after the Retry-After seconds.'],
       Timeout: ['E_TIMEOUT', 'The request took longer than 30000 ms and was cancelled; ask for less at once (fewer years or governments, a smaller limit) or page through it.'],
       Internal: ['E_INTERNAL', 'Internal error; request id mi3x0q1a-2f.'],

@@ -231,7 +231,7 @@ export const ERROR_CATALOG = {
   E_RATE_LIMITED: {
     status: 429, summary: 'Over the client\'s rate limit (RATE_LIMIT, RATE_LIMIT_BURST); retry after the Retry-After seconds. RateLimit-Policy and RateLimit say the limit and what is left.',
     messages: {
-      overLimit: msg("Over this client's rate limit (a burst of {burst} tokens, refilled at {rate} a second; this request costs {cost}); retry after {retryAfter} s (Retry-After). Bulk pages cost 1 more per {rowsPerToken} rows asked: {cheaper}.", { burst: 500, rate: 100, cost: 1, retryAfter: 1, rowsPerToken: '10,000', cheaper: 'the bulk files (/api/v1/bulk) are the cheaper way to a whole table' }),
+      overLimit: msg("Over this client's rate limit (a burst of {burst} tokens, refilled at {rate} a second; this request costs {cost}); retry after {retryAfter} s (Retry-After). Bulk pages cost 1 more per {rowsPerToken} rows asked: {cheaper}.", { burst: 500, rate: 100, cost: 1, retryAfter: 1, rowsPerToken: '10,000', cheaper: 'fewer, larger pages are the cheaper way to many rows' }),
     },
   },
   E_BUSY: {

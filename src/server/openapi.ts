@@ -61,7 +61,8 @@ export function openapiDocument<Ctx>(info: ApiInfo, routes: readonly RouteSpec<C
         parameters,
         responses: {
           '200': ok,
-          ...Object.fromEntries(ERROR_RESPONSES.map((e) => [String(ERROR_CATALOG[e.code].status), { $ref: `#/components/responses/${e.name}` }])),
+          ...Object.fromEntries(ERROR_RESPONSES.filter((e) => e.multiFormat !== true || (r.formats?.length ?? 1) > 1)
+            .map((e) => [String(ERROR_CATALOG[e.code].status), { $ref: `#/components/responses/${e.name}` }])),
         },
       },
     };
@@ -114,11 +115,15 @@ export function openapiDocument<Ctx>(info: ApiInfo, routes: readonly RouteSpec<C
  * of the code's templates, rendered with the example values declared beside
  * it in the catalog (so the docs cannot drift from what the server says).
  */
-type ErrorResponse = { [C in ErrorCode]: { name: string; code: C; message: MessageKey<C>; description: string } }[ErrorCode];
+type ErrorResponse = { [C in ErrorCode]: { name: string; code: C; message: MessageKey<C>; description: string; multiFormat?: boolean } }[ErrorCode];
 
 export const ERROR_RESPONSES: readonly ErrorResponse[] = [
   { name: 'BadRequest', code: 'E_BAD_VALUE', message: 'notOneOf', description: 'A bad parameter: the message names it and what is allowed.' },
   { name: 'NotFound', code: 'E_NOT_FOUND', message: 'noRoute', description: 'No route at this path.' },
+  { name: 'MethodNotAllowed', code: 'E_METHOD', message: 'readOnly', description: 'A method other than GET, HEAD (and OPTIONS for CORS): the API is read-only.' },
+  // Only a route of several formats reads Accept (pipeline.ts, acceptedFormat): one of a single format answers in it whatever Accept says.
+  { name: 'NotAcceptable', code: 'E_NOT_ACCEPTABLE', message: 'mediaType', description: 'Accept refuses every format this route answers in (or Accept-Encoding every coding, identity included).', multiFormat: true },
+  { name: 'RateLimited', code: 'E_RATE_LIMITED', message: 'overLimit', description: 'Over the client\'s rate limit; retry after Retry-After seconds (RateLimit and RateLimit-Policy say the limit and what is left).' },
   { name: 'Busy', code: 'E_BUSY', message: 'capacity', description: 'At capacity or shutting down; retry after Retry-After seconds.' },
   { name: 'Timeout', code: 'E_TIMEOUT', message: 'budget', description: 'Past the time budget (REQUEST_TIMEOUT_MS); the job was cancelled.' },
   { name: 'Internal', code: 'E_INTERNAL', message: 'fault', description: 'An unexpected fault, logged with the request id.' },
