@@ -280,3 +280,19 @@ describe('/states pages', () => {
     expectErrorEnvelope(await get('/api/v1/states?limit=5'), 400);
   });
 });
+
+describe('the synthetic mirror says so on every answer of rows', () => {
+  it('meta.synthetic is true on each data route\'s example answer (districts, estimates, states, models, draws), none left out', async () => {
+    const DATA = ['/api/v1/districts', '/api/v1/estimates', '/api/v1/estimates/{leaid}', '/api/v1/states', '/api/v1/states/{state}', '/api/v1/models', '/api/v1/draws'];
+    const examples = (await get('/api/v1/examples')).body.data as { endpoint: string; path: string }[];
+    const seen = new Set<string>();
+    for (const e of examples.filter((x) => DATA.includes(x.endpoint))) {
+      const { status, body } = await get(e.path);
+      expect(status, e.path).toBe(200);
+      expect(body.data.length, e.path).toBeGreaterThan(0);
+      expect(body.meta.synthetic, e.path).toBe(true);
+      seen.add(e.endpoint);
+    }
+    expect([...seen].sort()).toEqual([...DATA].sort());
+  });
+});

@@ -7,6 +7,7 @@ import { ok } from '../../server/envelope.js';
 import { envelopeReply, type QueryParams, type Reply, type RouteRequest, type SharedParams } from '../../server/route-spec.js';
 import { STATE_BY_CODE } from '../../geo/states.js';
 import type { ArrestsCtx } from '../context.js';
+import { syntheticMeta } from './info.js';
 import { INTERVALS, RACES, SEXES, YEARS, partitionId } from '../models.js';
 import type { SummaryBlock } from '../summaries.js';
 import { summarySql } from '../hpd.js';
@@ -110,7 +111,7 @@ export function estimates(req: RouteRequest<ArrestsCtx, EstimateParams>): Reply 
     params.sex !== undefined ? `SEX = ${lit(params.sex)}` : null,
     params.year !== undefined ? `YEAR = ${lit(params.year)}` : null,
   ].filter((x): x is string => x !== null);
-  return envelopeReply(ok(data, { total: rows.length, page, limit, model, interval }, provenance(ctx, req, 'estimates', {
+  return envelopeReply(ok(data, { total: rows.length, page, limit, model, interval, ...syntheticMeta(ctx) }, provenance(ctx, req, 'estimates', {
     leaid: leaid === undefined ? null : String(leaid).padStart(7, '0'), state: state ?? null, race: params.race ?? null, sex: params.sex ?? null, year: params.year ?? null, model,
   }, drawsSql(ctx, model, where, 'district'))));
 }
@@ -146,7 +147,7 @@ export function states(req: RouteRequest<ArrestsCtx, EstimateParams>): Reply {
     params.sex !== undefined ? `SEX = ${lit(params.sex)}` : null,
     params.year !== undefined ? `YEAR = ${lit(params.year)}` : null,
   ].filter((x): x is string => x !== null);
-  return envelopeReply(ok(data, { total: rows.length, page, limit, model, interval, grain: 'state' }, provenance(ctx, req, 'states', {
+  return envelopeReply(ok(data, { total: rows.length, page, limit, model, interval, grain: 'state', ...syntheticMeta(ctx) }, provenance(ctx, req, 'states', {
     state: state ?? null, race: params.race ?? null, sex: params.sex ?? null, year: params.year ?? null, model,
   }, drawsSql(ctx, model, where, 'state'))));
 }

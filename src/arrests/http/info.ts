@@ -35,6 +35,7 @@ export function arrestsDocs(ctx: ArrestsCtx): ServiceDocs {
       { name: 'model', type: 'string', description: 'The model used.' },
       { name: 'interval', type: 'integer', description: 'The interval width used (50, 80 or 95).' },
       { name: 'grain', type: 'string', description: 'state on /states routes.' },
+      { name: 'synthetic', type: 'boolean', description: 'true on every answer of rows while the mirror is synthetic (the bundled one is): its districts, names and numbers describe nothing real. Absent on a real mirror.' },
     ],
     decisions: ARRESTS_DECISIONS,
     attribution: ATTRIBUTION,
@@ -95,8 +96,14 @@ export function models(req: RouteRequest<ArrestsCtx>): Reply {
     model: m.model, family: m.family, years: m.years, formula: m.formula, description: m.description, is_default: m.is_default,
     partition: partitionId(m.model), years_in_mirror: req.ctx.modelYears.get(m.model) ?? [],
   }));
-  return envelopeReply(ok(rows, { total: rows.length, default_model: 'unified_m2' }));
+  return envelopeReply(ok(rows, { total: rows.length, default_model: 'unified_m2', ...syntheticMeta(req.ctx) }));
 }
+
+/**
+ * meta.synthetic on every answer of rows while the mirror is synthetic: a district list or an estimate read on its
+ * own (a name like "Elel County Schools" looks real) says what it is, not only the landing page (an audit of 2026-11-28).
+ */
+export const syntheticMeta = (ctx: ArrestsCtx): { synthetic?: true } => (ctx.manifest.synthetic ? { synthetic: true } : {});
 
 export function districts(req: RouteRequest<ArrestsCtx, QueryParams<typeof DISTRICTS_QUERY>>): Reply {
   const { ctx, params } = req;
@@ -108,7 +115,7 @@ export function districts(req: RouteRequest<ArrestsCtx, QueryParams<typeof DISTR
     if ((state === undefined || ctx.districts[i]!.state === state) && (q === undefined || ctx.nameLower[i]!.includes(q))) hits.push(i);
   }
   const data = hits.slice(page * limit, page * limit + limit).map((i) => ({ ...ctx.districts[i]! }));
-  const meta: Record<string, unknown> = { total: hits.length, page, limit };
+  const meta: Record<string, unknown> = { total: hits.length, page, limit, ...syntheticMeta(ctx) };
   if (params.q !== undefined) meta.q = params.q;
   if (state !== undefined) meta.state = state;
   return envelopeReply(ok(data, meta));
@@ -126,7 +133,7 @@ export function draws(req: RouteRequest<ArrestsCtx, QueryParams<typeof DRAWS_QUE
   ].filter(Boolean);
   const sql = `SELECT * FROM read_parquet(${lit(url)}, hive_partitioning = true)${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY LEAID, RACE, SEX, draw_id`;
   return envelopeReply(ok([{ parquet_url: url, duckdb_sql: sql, dataset: ctx.manifest.dataset }], {
-    model, year, state, note: 'Draws are bulk only: run duckdb_sql (or read parquet_url) to get them; they are never returned inline.',
+    model, year, state, note: 'Draws are bulk only: run duckdb_sql (or read parquet_url) to get them; they are never returned inline.', ...syntheticMeta(ctx),
   }));
 }
 
