@@ -185,7 +185,8 @@ async function comparisonHandler(req: RouteRequest<FinanceCtx, ComparisonParams>
     meta: { coverage: params.coverage, cohort_year: c.year, ...windowMeta(c), ...coverageMeta(coverage) },
   });
   env.suggestions.push(...(await suggestionsFor(ctx, gid, c, req.signal)));
-  if (!res.summary.yearsPresent.some(([g]) => g === gid)) env.suggestions.push(absentTarget(ctx, gid, plan.years, params.category.names));
+  // A target left out by coverage=consistent is named in provenance.peers.excluded_inconsistent instead.
+  if (!res.summary.yearsPresent.some(([g]) => g === gid) && !res.summary.inconsistentGovs.includes(gid)) env.suggestions.push(absentTarget(ctx, gid, plan.years, params.category.names));
   return envelopeReply(env);
 }
 
