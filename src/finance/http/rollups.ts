@@ -41,6 +41,15 @@ const SCOPE_NOTE: Record<Layer, string> = {
 const stateOrGovids = (p: { state?: string; govids?: GovidList }): ApiError | undefined =>
   (p.state !== undefined && p.govids !== undefined ? apiError('E_CONFLICT', 'stateGovids') : undefined);
 
+/** A named government of another layer is refused, never dropped: a silently shorter answer reads as complete. */
+const govidsInLayer = (p: { layer: string; govids?: GovidList }, ctx: FinanceCtx): ApiError | undefined => {
+  const type = GOV_TYPES.indexOf(p.layer as never);
+  const other = p.govids?.gids.find((gid) => ctx.catalog.governments[gid]!.type !== type);
+  if (other === undefined) return undefined;
+  const g = ctx.catalog.governments[other]!;
+  return apiError('E_BAD_VALUE', 'govidNotInLayer', { name: 'govids', govid: g.canonical_govid, govName: g.gov_name, type: GOV_TYPES[g.type] ?? String(g.type), layer: p.layer });
+};
+
 const rollupRoute: MoneyRoute = { verb: 'rollups', flows: ['expenditure'], subtypeField: 'spend_subtype', withFlow: false };
 
 const ROLLUP_QUERY = {
@@ -64,12 +73,7 @@ async function rollups(req: RouteRequest<FinanceCtx, RollupParams>): Promise<Rep
     const g = ctx.catalog.governments[gid]!;
     return g.type === type && (fips === undefined || g.fips_state === fips);
   };
-  // A named government of another layer is refused, never dropped: a silently shorter answer reads as complete.
-  const other = list?.gids.find((gid) => !inLayer(gid));
-  if (other !== undefined) {
-    const g = ctx.catalog.governments[other]!;
-    throw apiError('E_BAD_VALUE', 'govidNotInLayer', { name: 'govids', govid: g.canonical_govid, govName: g.gov_name, type: GOV_TYPES[g.type] ?? String(g.type), layer });
-  }
+  // govidsInLayer has refused any named government of another layer.
   const gids = list ? list.gids : cohortOf(ctx, fips, type);
   const plan = {
     ...planOf(ctx, rollupRoute, { gids, years, params }),
@@ -112,7 +116,7 @@ export const rollupsRoute: RouteSpec<FinanceCtx> = defineRoute<FinanceCtx>()({
     basis: 'basis is not a parameter of /rollups (it uses the corpus default basis).', recipe: 'recipe is not available on /rollups.',
     complete: REJECT.complete, revenue_concept: REJECT.revenue_concept, year: REJECT.year,
   },
-  rules: [stateOrGovids, censusYearsRule],
+  rules: [stateOrGovids, govidsInLayer, censusYearsRule],
   rowFields: moneyFields('spend_subtype', [
     { name: 'fips_state', type: 'string', description: 'Two-digit state FIPS code of the government.' },
     { name: 'fips_county', type: 'string|null', description: "Three-digit county FIPS code: a county's own, or the county a city or township lies in ('000' for a state government; null where the registry has none). fips_state + fips_county is the Census county GEOID." },
