@@ -115,13 +115,17 @@ describe('errors', () => {
     expect(await err('/api/v1/estimates?model=nat_m2')).toContain('unified_m2');
   });
 
-  it('leaid: malformed is 400; well-formed unknown is 400 with the exact message', async () => {
+  it('leaid: malformed is 400 E_LEAID_FORMAT; well-formed unknown is 400 E_LEAID_UNKNOWN with the exact message (as govids)', async () => {
+    const code = async (p: string): Promise<unknown> => ((await get(p)).body as { meta: { error_code?: string } }).meta.error_code;
     for (const bad of ['100004', '10000477', 'abcdefg', '1000-47']) {
       expect(await err(`/api/v1/estimates/${bad}`)).toContain('is not an LEA id. Expected 7 digits');
       expect(await err(`/api/v1/estimates?leaid=${bad}`)).toContain('is not an LEA id');
+      expect(await code(`/api/v1/estimates?leaid=${bad}`)).toBe('E_LEAID_FORMAT');
     }
     expect(await err('/api/v1/estimates/9999999')).toBe("Unknown leaid '9999999'.");
     expect(await err('/api/v1/estimates?leaid=1000048')).toBe("Unknown leaid '1000048'.");
+    expect(await code('/api/v1/estimates/9999999')).toBe('E_LEAID_UNKNOWN');
+    expect(await code('/api/v1/estimates?leaid=1000048')).toBe('E_LEAID_UNKNOWN');
   });
 
   it('an unknown state is 400 listing the states of the mirror', async () => {

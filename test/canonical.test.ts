@@ -24,6 +24,10 @@ describe('the canonical request', () => {
     `${G}?years=2011%2C2019&category=Parks+%26+Recreation`,
     `${G}?&&years=2011,2019&&&category=Parks%20%26%20Recreation&`,
     `${G}/?category=Parks %26 Recreation&years=2011,2019`,
+    // Spaces around a value, and around a list's commas (the one query parser drops them).
+    `${G}?years=%202011%20,%202019%09&category=%20Parks%20%26%20Recreation%20`,
+    // Another case of a case-insensitive value: the name is written as the table spells it.
+    `${G}?years=2011,2019&category=parks%20%26%20RECREATION`,
   ];
 
   it('spellings of one query are one ETag, one cache entry and one call', async () => {
@@ -32,11 +36,41 @@ describe('the canonical request', () => {
     for (const url of spellings) answers.push(await inject(s, url));
     for (const a of answers) expect(a.status).toBe(200);
     expect(new Set(answers.map((a) => a.headers.etag)).size).toBe(1);
-    expect(answers.map((a) => a.headers['x-cache'])).toEqual(['miss', 'hit', 'hit', 'hit']);
+    expect(answers.map((a) => a.headers['x-cache'])).toEqual(['miss', 'hit', 'hit', 'hit', 'hit', 'hit']);
     expect(new Set(answers.map((a) => a.body.toString('base64'))).size).toBe(1);
     // The call names the query in declaration order (years before category on this route), one spelling.
     expect(answers[0]!.json<Body>().provenance!.call).toBe(`${G}?years=2011,2019&category=Parks%20%26%20Recreation`);
     expect(s.cache!.stats().entries).toBe(1);
+  });
+
+  it('spaces around any value are dropped, as around list items: a single value parses, and names one request', async () => {
+    const s = financeService(ctx(), config);
+    const plain = await inject(s, '/api/v1/spending?type=city&state=CA&limit=5&page=1&adjust=real&format=csv');
+    const spaced = await inject(s, '/api/v1/spending?type=%20city&state=CA%20&limit=%205&page=1%09&adjust=+real+&format=%20csv');
+    expect([plain.status, spaced.status]).toEqual([200, 200]);
+    expect(spaced.headers.etag).toBe(plain.headers.etag);
+    expect(spaced.body.equals(plain.body)).toBe(true);
+    expect(plain.body.toString().split('\n').filter(Boolean)).toHaveLength(6);
+    // Inside a value, spaces stay: a category's own space, and a text of only spaces is empty.
+    expect((await inject(s, '/api/v1/spending?state=CA&category=Parks%20%20%26%20Recreation')).status).toBe(400);
+  });
+
+  it('a case-insensitive value is one request in any case or alias: the call names it as the answer reads it', async () => {
+    const s = financeService(ctx(), config);
+    const want = '/api/v1/spending?state=CA&type=city&adjust=real&per_capita=true&limit=5&category=Police,Fire';
+    const asked = [
+      want,
+      '/api/v1/spending?state=ca&type=CITY&adjust=Real&per_capita=TRUE&limit=5&category=police,FIRE',
+      '/api/v1/spending?state=cA&type=2&adjust=real&per_capita=true&limit=5&category=Police,fire,POLICE',
+    ];
+    const answers = [];
+    for (const url of asked) answers.push(await inject(s, url));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    expect(new Set(answers.map((a) => a.headers.etag)).size).toBe(1);
+    expect(answers.map((a) => a.headers['x-cache'])).toEqual(['miss', 'hit', 'hit']);
+    expect(answers[0]!.json<Body>().provenance!.call).toBe(want);
+    // A value that is not one of them is still refused, whatever the spelling stage would do.
+    expect((await inject(s, '/api/v1/spending?state=ca&type=burg')).status).toBe(400);
   });
 
   it('a different query is a different ETag', async () => {
@@ -49,7 +83,7 @@ describe('the canonical request', () => {
   it('the school service canonicalizes the same way (over HTTP)', async () => {
     const base = arrestsUrl();
     const a = await fetch(`${base}/api/v1/states?year=21-22&model=unified_m2`);
-    const b = await fetch(`${base}/api/v1/states?&&model=unified_m2&year=21-22&`);
+    const b = await fetch(`${base}/api/v1/states?&&model=UNIFIED_M2&year=21-22&`);
     expect(a.status).toBe(200);
     expect(b.headers.get('etag')).toBe(a.headers.get('etag'));
     const [ta, tb] = [await a.text(), await b.text()];

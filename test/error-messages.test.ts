@@ -190,11 +190,11 @@ const ROWS: Record<string, Row> = {
     trigger: finance(`${GOV}/balances?category=Retirement%20System%20Holdings&subtype=general`),
     message: 'subtype=general is not a subtype of Retirement System Holdings; that category holds employee_retirement.',
   },
-  'E_BAD_VALUE.leaidFormat': {
+  'E_LEAID_FORMAT.notLeaid': {
     trigger: arrests('/api/v1/estimates?leaid=12'),
     message: "leaid '12' is not an LEA id. Expected 7 digits (the 2-digit state FIPS code then 5 digits), e.g. '1000047'.",
   },
-  'E_BAD_VALUE.unknownLeaid': { trigger: arrests('/api/v1/estimates?leaid=9999999'), message: "Unknown leaid '9999999'." },
+  'E_LEAID_UNKNOWN.unknown': { trigger: arrests('/api/v1/estimates?leaid=9999999'), message: "Unknown leaid '9999999'." },
   'E_BAD_VALUE.mirrorState': { trigger: arrests('/api/v1/districts?state=ZZ'), message: "state must be a state code of this mirror, one of DE, NH, RI, VT; got 'ZZ'." },
   'E_BAD_VALUE.modelNoFit': { trigger: arrests('/api/v1/estimates?model=unified_m1&year=15-16'), message: 'model unified_m1 has no fit for 15-16; it covers 21-22.' },
   'E_MISSING.required': { trigger: arrests('/api/v1/draws?model=unified_m2&state=DE'), message: 'year is required for /draws.' },
@@ -369,7 +369,7 @@ const UNTRIGGERED: Record<string, { why: string; params: Record<string, string |
 /** The status of each code, and the headers its answers must carry (a literal, or a pattern). */
 const STATUS: Record<string, number> = {
   E_NOT_FOUND: 404, E_METHOD: 405, E_UNKNOWN_KEY: 400, E_REPEATED_KEY: 400, E_BAD_QUERY: 400, E_BAD_VALUE: 400, E_MISSING: 400,
-  E_LIMIT_CAP: 400, E_GOVID_FORMAT: 400, E_GOVID_UNKNOWN: 400, E_YEAR_FORMAT: 400, E_YEAR_RANGE: 400, E_YEAR_HOLE: 400,
+  E_LIMIT_CAP: 400, E_GOVID_FORMAT: 400, E_GOVID_UNKNOWN: 400, E_LEAID_FORMAT: 400, E_LEAID_UNKNOWN: 400, E_YEAR_FORMAT: 400, E_YEAR_RANGE: 400, E_YEAR_HOLE: 400,
   E_YEAR_EMPTY_RANGE: 400, E_CONFLICT: 400, E_NOT_IN_CORPUS: 400, E_NOT_ACCEPTABLE: 406, E_RANGE_NOT_SATISFIABLE: 416,
   E_URI_TOO_LONG: 414, E_BAD_FRAMING: 400, E_HEADERS_TOO_LARGE: 431, E_RATE_LIMITED: 429, E_BUSY: 503, E_TIMEOUT: 504, E_INTERNAL: 500,
 };

@@ -45,7 +45,7 @@ export function docRoutes<Ctx extends { routes: RouteSpec<Ctx>[] }>(v1: string, 
   const landingPage = perCtx((ctx: Ctx) => landingHtml(docsOf(ctx).landing, ctx.routes, ctx));
   const dictionaryPage = perCtx((ctx: Ctx) => { const d = docsOf(ctx); return dictionaryHtml(d.title, d.landing.service, d.landing.synthetic, rowsOf(ctx)); });
   const llmsOf = perCtx((ctx: Ctx) => llmsText(docsOf(ctx), ctx.routes));
-  const openapiOf = perCtx((ctx: Ctx) => { const d = docsOf(ctx); return JSON.stringify(openapiDocument({ title: d.title, version: '1.0.0', description: d.summary }, ctx.routes)); });
+  const openapiOf = perCtx((ctx: Ctx) => { const d = docsOf(ctx); return JSON.stringify(openapiDocument({ service: d.service, title: d.title, version: '1.0.0', description: d.summary }, ctx.routes)); });
   return [
     {
       id: 'home', path: '/', tags: ['metadata'], produces: 'envelope', formats: PAGE_FORMATS, query: { format: pageFormat }, ignoresUnknownKeys: true,

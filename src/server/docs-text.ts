@@ -3,7 +3,7 @@
 
 import { MIN_COMPRESS_BYTES, OFF_THREAD_BYTES } from './compress.js';
 import { LEVELS, OFFERED } from './encoding.js';
-import { ERROR_CATALOG } from './errors.js';
+import { ERROR_CATALOG, codesOf, type ServiceName } from './errors.js';
 import { STREAM_KEPT_ABOVE } from './kept-streams.js';
 import { FORMAT_IDS, FORMATS, PAGE_FORMATS, namesOf } from './formats.js';
 import type { FieldDoc, ParamSpec, RouteSpec } from './route-spec.js';
@@ -46,7 +46,7 @@ export const REPEATED_KEYS: Decision = {
 
 export const QUERY_SYNTAX: Decision = {
   topic: 'query syntax',
-  decision: 'Malformed percent-encoding or invalid UTF-8 in the query is a 400. "+" is a space. Keys are case-sensitive; enumerated values are case-insensitive.',
+  decision: 'Malformed percent-encoding or invalid UTF-8 in the query is a 400. "+" is a space. Spaces and tabs around a value, and around the commas of a key that takes a list, are ignored (limit=%205 is limit=5, years=2019,%202020 is years=2019,2020: one request, one ETag); spaces inside a value are kept. Keys are case-sensitive; enumerated values, state codes and category names are case-insensitive, and an alias (type=2) reads as its value: provenance.call and the ETag name each as the answer reads it (type=city, state=CA, the table\'s category name), so every spelling of one question is one request.',
 };
 
 /** Limits on a request, the same on both services (enforced in the front end). */
@@ -113,6 +113,8 @@ export interface DictionaryRow {
 }
 
 export interface ServiceDocs {
+  /** Which service: its error codes are the catalog's shared ones and its own (codesOf). */
+  service: ServiceName;
   title: string;
   /** What the landing page at / says (pages/landing.ts). */
   landing: Landing;
@@ -158,7 +160,10 @@ export function dictionaryRows<Ctx>(docs: ServiceDocs, routes: readonly RouteSpe
   }
   for (const d of docs.decisions) rows.push({ section: 'decision', name: d.topic, type: 'text', description: d.decision, routes: [] });
   for (const c of docs.caveats ?? []) rows.push(c);
-  for (const [code, e] of Object.entries(ERROR_CATALOG)) rows.push({ section: 'error', name: code, type: `HTTP ${e.status}`, description: e.summary, routes: [] });
+  for (const code of codesOf(docs.service)) {
+    const e = ERROR_CATALOG[code];
+    rows.push({ section: 'error', name: code, type: `HTTP ${e.status}`, description: e.summary, routes: [] });
+  }
   void ctx;
   return rows;
 }
@@ -182,7 +187,7 @@ export function llmsText<Ctx>(docs: ServiceDocs, routes: readonly RouteSpec<Ctx>
   out.push('## Decisions where the spec is silent', '');
   for (const d of docs.decisions) out.push(`- **${d.topic}**: ${d.decision}`);
   out.push('', '## Errors', '');
-  for (const [code, e] of Object.entries(ERROR_CATALOG)) out.push(`- \`${code}\` (HTTP ${e.status}): ${e.summary}`);
+  for (const code of codesOf(docs.service)) out.push(`- \`${code}\` (HTTP ${ERROR_CATALOG[code].status}): ${ERROR_CATALOG[code].summary}`);
   out.push('', '## Attribution', '', docs.attribution, '');
   return out.join('\n');
 }

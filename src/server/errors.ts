@@ -33,7 +33,16 @@ export interface ErrorEntry {
   close?: true;
   /** Every message this code is answered with, by name. */
   messages: Readonly<Record<string, Template>>;
+  /**
+   * The one service that can answer with this code (its ids, years, bulk files); absent for a code both can.
+   * Each service's dictionary, llms.txt and OpenAPI list only the codes it can answer with
+   * (test/error-services.test.ts derives this from where src/ throws each code).
+   */
+  service?: ServiceName;
 }
+
+/** The two services, as the catalog names the one a code belongs to. */
+export type ServiceName = 'finance' | 'arrests';
 
 /** The methods this read-only API serves: the Allow of a 405 and the CORS preflight's list. */
 export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
@@ -118,8 +127,6 @@ export const ERROR_CATALOG = {
       subtypeTotalOnly: msg('subtype={subtype} appears only under expenditure_concept {where} (total is available only on {routes}); this query uses {concept}.', { subtype: 'intergovernmental', where: 'total', routes: '/governments/{govid}/spending', concept: 'primary' }),
       subtypeRevenueTotal: msg('subtype={subtype} appears only under revenue_concept=total; this query uses {concept}.', { subtype: 'utility', concept: 'general' }),
       subtypeNotInCategory: msg('subtype={subtype} is not a subtype of {categories}; that category holds {values}.', { subtype: 'cash', categories: 'Fund Balances', values: 'debt_outstanding' }),
-      leaidFormat: msg("{name} '{raw}' is not an LEA id. Expected 7 digits (the 2-digit state FIPS code then 5 digits), e.g. '{example}'.", { name: 'leaid', raw: '12', example: '0100005' }),
-      unknownLeaid: msg("Unknown leaid '{raw}'.", { raw: '9999999' }),
       mirrorState: msg("{name} must be a state code of this mirror, one of {values}; got '{raw}'.", { name: 'state', values: 'DE, RI', raw: 'ZZ' }),
       modelNoDraws: msg('model {model} has no draws in this mirror; models with draws: {models}.', { model: 'unified_m1', models: 'unified_m2' }),
       modelNoFit: msg('model {model} has no fit for {year}; it covers {years}.', { model: 'unified_m2', year: '15-16', years: '17-18, 21-22' }),
@@ -141,38 +148,51 @@ export const ERROR_CATALOG = {
     },
   },
   E_GOVID_FORMAT: {
-    status: 400, summary: 'A govid that is not a 12-digit canonical_govid.',
+    status: 400, summary: 'A govid that is not a 12-digit canonical_govid.', service: 'finance',
     messages: {
       notCanonical: msg("govid '{raw}' is not a canonical_govid. Expected 12 digits (a canonical_govid as /governments returns it, e.g. '062037161174'); names, FIPS codes and truncated ids are not accepted.", { raw: '06203716117' }),
     },
   },
   E_GOVID_UNKNOWN: {
-    status: 400, summary: 'A well-formed govid that is not in the registry.',
+    status: 400, summary: 'A well-formed govid that is not in the registry.', service: 'finance',
     messages: {
       unknown: msg("Unknown govid '{raw}'.", { raw: '999999999999' }),
       formerId: msg("Unknown govid '{raw}'. It is a former id of '{now}'; use that.", { raw: '062037161999', now: '062037161174' }),
     },
   },
+  // The school service's ids, split as the finance service splits govids: malformed, and well-formed but unknown.
+  E_LEAID_FORMAT: {
+    status: 400, summary: 'A leaid that is not a 7-digit LEA id.', service: 'arrests',
+    messages: {
+      notLeaid: msg("{name} '{raw}' is not an LEA id. Expected 7 digits (the 2-digit state FIPS code then 5 digits), e.g. '{example}'.", { name: 'leaid', raw: '12', example: '0100005' }),
+    },
+  },
+  E_LEAID_UNKNOWN: {
+    status: 400, summary: 'A well-formed leaid that is not a district of this mirror.', service: 'arrests',
+    messages: {
+      unknown: msg("Unknown leaid '{raw}'.", { raw: '9999999' }),
+    },
+  },
   E_YEAR_FORMAT: {
-    status: 400, summary: 'A year that is not a four-digit number.',
+    status: 400, summary: 'A year that is not a four-digit number.', service: 'finance',
     messages: {
       fourDigits: msg('year must be a four-digit year in {span}.', { span: '2011-2020' }),
     },
   },
   E_YEAR_RANGE: {
-    status: 400, summary: 'A year outside the published range.',
+    status: 400, summary: 'A year outside the published range.', service: 'finance',
     messages: {
       outside: msg('year must be in {span}.', { span: '2011-2020' }),
     },
   },
   E_YEAR_HOLE: {
-    status: 400, summary: 'A year inside the published range with no source data.',
+    status: 400, summary: 'A year inside the published range with no source data.', service: 'finance',
     messages: {
       noData: msg('year {year} has no source data. Published range {span}; years with no source data: {holes}.', { year: 2015, span: '2011-2020', holes: '2015' }),
     },
   },
   E_YEAR_EMPTY_RANGE: {
-    status: 400, summary: 'A range of years holding no published year.',
+    status: 400, summary: 'A range of years holding no published year.', service: 'finance',
     messages: {
       empty: msg('years {range} hold no published year. Published range {span}; years with no source data: {holes}.', { range: '2015-2015', span: '2011-2020', holes: '2015' }),
     },
@@ -191,7 +211,7 @@ export const ERROR_CATALOG = {
     },
   },
   E_NOT_IN_CORPUS: {
-    status: 400, summary: 'A well-formed request that needs a table this corpus does not publish (its schema_version predates it); the message names what is missing.',
+    status: 400, summary: 'A well-formed request that needs a table this corpus does not publish (its schema_version predates it); the message names what is missing.', service: 'finance',
     messages: {
       harmonized: msg('basis=harmonized requires a corpus of schema_version 5 or later; this corpus has schema_version {version} (no harmonization tables). Use basis=raw, the default here.', { version: 4 }),
       representation: msg("complete=true needs the corpus's representation and code_set tables, which this corpus (schema_version {version}) does not publish.", { version: 4 }),
@@ -205,7 +225,7 @@ export const ERROR_CATALOG = {
     },
   },
   E_RANGE_NOT_SATISFIABLE: {
-    status: 416, summary: 'A Range on a bulk file that starts past its end (or asks for its last 0 bytes); Content-Range: bytes */<size> gives the size.',
+    status: 416, summary: 'A Range on a bulk file that starts past its end (or asks for its last 0 bytes); Content-Range: bytes */<size> gives the size.', service: 'finance',
     messages: {
       pastEnd: msg('Range {range} is not satisfiable: {name} has {bytes} bytes (offsets 0-{last}).', { range: 'bytes=999999999-', name: 'spending-2019-0123456789abcdef.csv', bytes: 1000, last: 999 }),
     },
@@ -305,3 +325,10 @@ export function exampleMessage(code: ErrorCode, key: string): string {
 
 /** Lists a set of values the way every message of both services does. */
 export const listValues = (values: readonly (string | number)[]): string => values.join(', ');
+
+/** The codes `service` can answer with, in the catalog's order: those of both services and its own. */
+export const codesOf = (service: ServiceName): ErrorCode[] =>
+  (Object.keys(ERROR_CATALOG) as ErrorCode[]).filter((c) => {
+    const only: ServiceName | undefined = (ERROR_CATALOG[c] as ErrorEntry).service;
+    return only === undefined || only === service;
+  });

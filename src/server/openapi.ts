@@ -1,10 +1,12 @@
 // OpenAPI 3.1 as a pure function of the route table and the error catalog.
 
-import { ERROR_CATALOG, exampleMessage, type ErrorCode, type MessageKey } from './errors.js';
+import { ERROR_CATALOG, codesOf, exampleMessage, type ErrorCode, type ErrorEntry, type MessageKey, type ServiceName } from './errors.js';
 import { FORMATS, JSON_ONLY } from './formats.js';
 import type { FieldDoc, ParamSpec, RouteSpec } from './route-spec.js';
 
 export interface ApiInfo {
+  /** Which service: the error codes documented are the catalog's shared ones and its own. */
+  service: ServiceName;
   title: string;
   version: string;
   description: string;
@@ -45,7 +47,7 @@ function envelopeResponse<Ctx>(r: RouteSpec<Ctx>): Record<string, unknown> {
 
 export function openapiDocument<Ctx>(info: ApiInfo, routes: readonly RouteSpec<Ctx>[]): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
-  const errorCodes = Object.keys(ERROR_CATALOG);
+  const errorCodes = codesOf(info.service);
   for (const r of routes) {
     const parameters = [
       ...Object.entries(r.pathParams ?? {}).map(([n, s]) => paramObject(n, s, 'path')),
@@ -102,10 +104,10 @@ export function openapiDocument<Ctx>(info: ApiInfo, routes: readonly RouteSpec<C
           },
         },
       },
-      responses: Object.fromEntries(ERROR_RESPONSES.map((e) => [e.name, errorResponse(e)])),
+      responses: Object.fromEntries(ERROR_RESPONSES.map((e) => [e.name, errorResponse(e, errorCodes)])),
     },
     // The codes as the docs list them: status, summary, headers; the message templates stay in the catalog.
-    'x-error-codes': Object.fromEntries(Object.entries(ERROR_CATALOG).map(([k, { messages: _m, ...v }]) => [k, v])),
+    'x-error-codes': Object.fromEntries(errorCodes.map((k) => { const { messages: _m, service: _s, ...v }: ErrorEntry = ERROR_CATALOG[k]; return [k, v]; })),
   };
 }
 
@@ -130,9 +132,9 @@ export const ERROR_RESPONSES: readonly ErrorResponse[] = [
 ];
 
 /** An error response: the envelope with the codes of its status, and its example answer. */
-function errorResponse(e: ErrorResponse): Record<string, unknown> {
+function errorResponse(e: ErrorResponse, serviceCodes: readonly ErrorCode[]): Record<string, unknown> {
   const status = ERROR_CATALOG[e.code].status;
-  const codes = Object.entries(ERROR_CATALOG).filter(([, v]) => v.status === status).map(([k]) => k);
+  const codes = serviceCodes.filter((k) => ERROR_CATALOG[k].status === status);
   return {
     description: e.description,
     content: {

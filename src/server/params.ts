@@ -92,6 +92,7 @@ export function enumParam<T extends string>(o: EnumOptions<T>): ParamSpec<unknow
       }
       return v;
     },
+    spell: (v) => v,
   };
 }
 
@@ -107,6 +108,7 @@ export function boolParam<D extends boolean | undefined = boolean | undefined>(o
       if (v === 'false') return false;
       throw apiError('E_BAD_VALUE', 'notOneOf', { name, values: 'true, false', raw: clip(raw) });
     },
+    spell: (v) => String(v),
   };
   return spec as WithDefault<ParamSpec<unknown, boolean>, D>; // default is o.default: present exactly when D says so
 }

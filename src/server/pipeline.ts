@@ -208,7 +208,7 @@ function validate<Ctx>(service: Service<Ctx>, match: Match<Compiled<Ctx>>, req: 
   const query = parseQueryString(req.query, match.route.listExample);
   acceptedFormat(match.route.spec, query, req.accept);
   const params = match.route.validate(query, match.values, service.ctx);
-  return { params, url: match.route.canonical(match.values, query) };
+  return { params, url: match.route.canonical(match.values, query, params, service.ctx) };
 }
 
 /**

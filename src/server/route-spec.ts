@@ -33,6 +33,11 @@ export interface ParamSpec<Ctx = unknown, T = unknown> {
   /** When the key takes several values, comma-separated in one key (years, govid, category): an example of several, which the message of a key given twice shows. */
   list?: string;
   parse(raw: string, name: string, ctx: Ctx): T;
+  /**
+   * The one spelling of a value this parameter took, for the canonical request (canonical.ts): an enumeration's
+   * declared value whatever case or alias was sent, a state code in capitals. Absent: the value as sent.
+   */
+  spell?(value: T, raw: string, ctx: Ctx): string;
 }
 
 export interface FieldDoc {

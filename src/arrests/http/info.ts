@@ -17,6 +17,7 @@ const lit = (s: string): string => `'${s.replaceAll("'", "''")}'`;
 
 export function arrestsDocs(ctx: ArrestsCtx): ServiceDocs {
   return {
+    service: 'arrests',
     title: 'civicstream: school arrest-rate estimates API',
     summary:
       `Bayesian small-area estimates of school-based arrest rates per district and state, by race, sex and school year, summarised from ${ctx.manifest.drawsPerGroup} posterior draws per group. ` +

@@ -31,6 +31,7 @@ export const intervalParam = {
     if (v === undefined) throw apiError('E_BAD_VALUE', 'notOneOf', { name, values: listValues(INTERVALS), raw: clip(raw) });
     return v;
   },
+  spell: (v: Interval) => String(v),
 } satisfies P<Interval>;
 
 export const raceParam = enumParam({ description: 'Student race group: AM (American Indian/Alaska Native), BL (Black), HI (Hispanic), WH (White).', values: RACES });
@@ -46,9 +47,9 @@ export const leaidParam: P<number> = {
   allowed: '7 digits',
   example: '1000047',
   parse(raw, name, ctx) {
-    if (!LEAID.test(raw)) throw apiError('E_BAD_VALUE', 'leaidFormat', { name, raw: clip(raw), example: ctx.districts[0]?.leaid ?? '0100005' });
+    if (!LEAID.test(raw)) throw apiError('E_LEAID_FORMAT', 'notLeaid', { name, raw: clip(raw), example: ctx.districts[0]?.leaid ?? '0100005' });
     const id = Number(raw);
-    if (!ctx.districtIndex.has(id)) throw apiError('E_BAD_VALUE', 'unknownLeaid', { raw });
+    if (!ctx.districtIndex.has(id)) throw apiError('E_LEAID_UNKNOWN', 'unknown', { raw });
     return id;
   },
 };
@@ -62,6 +63,7 @@ export const stateParam: P<string> = {
     if (!ctx.states.includes(code)) throw apiError('E_BAD_VALUE', 'mirrorState', { name, values: listValues(ctx.states), raw: clip(raw) });
     return code;
   },
+  spell: (code) => code,
 };
 
 /** A model must have been fit for the year asked about; say which years it covers. */

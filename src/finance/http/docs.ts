@@ -98,6 +98,7 @@ const SURVEY_CALENDAR: DictionaryRow = {
 /** govYears: per government, the loaded years it has rows in (the context's), for the landing page's counts. */
 export function financeDocs(cat: Catalog, govYears: readonly (readonly number[] | undefined)[] = []): ServiceDocs {
   return {
+    service: 'finance',
     title: 'civicstream: US government finance API',
     summary:
       'What US state, county, city and township governments reported spending, raising and holding, from the Census of Governments (a census of every government in years ending in 2 and 7, a sample survey in the others), ' +

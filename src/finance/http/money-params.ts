@@ -66,6 +66,8 @@ export function categoryParam(o: { flows: Flow[]; route: string; single?: boolea
       }
       return { ids, all: false, names: ids.map((i) => engine.categories[i]!) };
     },
+    // The table's names (the spec's shorter ones and any case read as them), a repeated name once.
+    spell: (choice) => choice.names.join(','),
   };
 }
 

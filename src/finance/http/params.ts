@@ -68,6 +68,7 @@ export const stateParam: P<string> = {
     if (!st) throw apiError('E_BAD_VALUE', 'stateCode', { name, values: listValues(ctx.catalog.states.map((s) => s.code)), raw: clip(raw) });
     return st.fips;
   },
+  spell: (_fips, raw) => raw.toUpperCase(),
 };
 
 export const typeParam = enumParam({
