@@ -53,6 +53,15 @@ describe('the canonical request', () => {
     expect(plain.body.toString().split('\n').filter(Boolean)).toHaveLength(6);
     // Inside a value, spaces stay: a category's own space, and a text of only spaces is empty.
     expect((await inject(s, '/api/v1/spending?state=CA&category=Parks%20%20%26%20Recreation')).status).toBe(400);
+    // Free text is a literal substring, its edge spaces included: ' park' is not 'park' (PARKERSBURG, say).
+    const spacedQ = await inject(s, '/api/v1/governments?q=%20park&limit=1000');
+    const plainQ = await inject(s, '/api/v1/governments?q=park&limit=1000');
+    type Names = { data: { gov_name: string }[]; meta: { q: string } };
+    expect(spacedQ.json<Names>().meta.q).toBe(' park');
+    expect(spacedQ.headers.etag).not.toBe(plainQ.headers.etag);
+    const names = plainQ.json<Names>().data.map((r) => r.gov_name);
+    expect(spacedQ.json<Names>().data.map((r) => r.gov_name)).toEqual(names.filter((n) => n.toLowerCase().includes(' park')));
+    expect(names.some((n) => !n.toLowerCase().includes(' park'))).toBe(true);
   });
 
   it('a case-insensitive value is one request in any case or alias: the call names it as the answer reads it', async () => {

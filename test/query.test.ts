@@ -13,10 +13,11 @@ describe('query string parser', () => {
     const q = parseQueryString('q=los+angeles&state=CA&pattern=%28x%29&empty=&flag');
     expect(Object.fromEntries(q)).toEqual({ q: 'los angeles', state: 'CA', pattern: '(x)', empty: '', flag: '' });
   });
-  it('drops spaces and tabs around a value, and around the commas of a list key only; keeps those inside', () => {
+  it('drops spaces and tabs around a value, and around the commas of a list key only; keeps those inside, and all of free text', () => {
     const lists = (k: string) => (k === 'years' ? '2019,2020' : undefined);
-    const q = parseQueryString('limit=%205%09&q=+los++angeles+&years=%202019+,%092020+&note=a+,+b&blank=+++', lists);
-    expect(Object.fromEntries(q)).toEqual({ limit: '5', q: 'los  angeles', years: '2019,2020', note: 'a , b', blank: '' });
+    const literal = (k: string) => k === 'q';
+    const q = parseQueryString('limit=%205%09&q=+los++angeles+&years=%202019+,%092020+&note=a+,+b&blank=+++&name=+los++angeles+', lists, literal);
+    expect(Object.fromEntries(q)).toEqual({ limit: '5', q: ' los  angeles ', years: '2019,2020', note: 'a , b', blank: '', name: 'los  angeles' });
   });
   it('skips empty pairs', () => {
     expect([...parseQueryString('a=1&&b=2&').keys()]).toEqual(['a', 'b']);

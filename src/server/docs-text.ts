@@ -46,7 +46,7 @@ export const REPEATED_KEYS: Decision = {
 
 export const QUERY_SYNTAX: Decision = {
   topic: 'query syntax',
-  decision: 'Malformed percent-encoding or invalid UTF-8 in the query is a 400. "+" is a space. Spaces and tabs around a value, and around the commas of a key that takes a list, are ignored (limit=%205 is limit=5, years=2019,%202020 is years=2019,2020: one request, one ETag); spaces inside a value are kept. Keys are case-sensitive; enumerated values, state codes and category names are case-insensitive, and an alias (type=2) reads as its value: provenance.call and the ETag name each as the answer reads it (type=city, state=CA, the table\'s category name), so every spelling of one question is one request.',
+  decision: 'Malformed percent-encoding or invalid UTF-8 in the query is a 400. "+" is a space. Spaces and tabs around a value, and around the commas of a key that takes a list, are ignored (limit=%205 is limit=5, years=2019,%202020 is years=2019,2020: one request, one ETag); spaces inside a value are kept, and free text (q, pattern: a literal substring) is taken as sent, edge spaces included. Keys are case-sensitive; enumerated values, state codes and category names are case-insensitive, and an alias (type=2) reads as its value: provenance.call and the ETag name each as the answer reads it (type=city, state=CA, the table\'s category name), so every spelling of one question is one request.',
 };
 
 /** Limits on a request, the same on both services (enforced in the front end). */

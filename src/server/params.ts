@@ -119,6 +119,7 @@ export function textParam(o: { description: string; maxLength: number }): ParamS
     description: o.description,
     schema: { type: 'string', maxLength: o.maxLength },
     allowed: `text, at most ${o.maxLength} characters, matched literally`,
+    literal: true,
     parse(raw, name) {
       if (raw.length > o.maxLength) throw apiError('E_BAD_VALUE', 'tooLong', { name, max: o.maxLength, length: raw.length });
       return raw;

@@ -55,12 +55,20 @@ interface Compiled<Ctx> {
   canonical: Canonicalizer;
   /** For a key that takes several values (ParamSpec.list), its example: the message of a key given twice shows it. */
   listExample: (key: string) => string | undefined;
+  /** Free-text keys (ParamSpec.literal), whose spaces the query parser keeps. */
+  literal: (key: string) => boolean;
 }
 
 function listExamples<Ctx>(spec: RouteSpec<Ctx>): (key: string) => string | undefined {
   const lists = new Map<string, string>();
   for (const [key, p] of Object.entries(spec.query)) if (p.list !== undefined) lists.set(key, p.list);
   return (key) => lists.get(key);
+}
+
+/** Which of a route's keys are free text, kept as sent by the query parser. */
+function literalKeys<Ctx>(spec: RouteSpec<Ctx>): (key: string) => boolean {
+  const keys = new Set(Object.entries(spec.query).filter(([, p]) => p.literal === true).map(([k]) => k));
+  return (key) => keys.has(key);
 }
 
 export interface Pipeline {
@@ -84,7 +92,7 @@ export function compilePipeline<Ctx>(service: Service<Ctx>): Pipeline {
   const router = new Router<Compiled<Ctx>>();
   const operational: Line<Ctx>['operational'] = new Map();
   service.routes.forEach((spec, index) => {
-    const c = { index, spec, validate: compileValidator(spec), canonical: compileCanonical(spec), listExample: listExamples(spec) };
+    const c = { index, spec, validate: compileValidator(spec), canonical: compileCanonical(spec), listExample: listExamples(spec), literal: literalKeys(spec) };
     if (spec.operational) operational.set(spec.path, c);
     else router.add(spec.path, c);
   });
@@ -205,7 +213,7 @@ function store(coded: Answer, rc: RenderContext, get: boolean): Answer {
 
 /** The validate stage: typed parameters, and the request's canonical URL (canonical.ts). */
 function validate<Ctx>(service: Service<Ctx>, match: Match<Compiled<Ctx>>, req: Incoming): { params: unknown; url: string } {
-  const query = parseQueryString(req.query, match.route.listExample);
+  const query = parseQueryString(req.query, match.route.listExample, match.route.literal);
   acceptedFormat(match.route.spec, query, req.accept);
   const params = match.route.validate(query, match.values, service.ctx);
   return { params, url: match.route.canonical(match.values, query, params, service.ctx) };

@@ -4,14 +4,18 @@
 // spaces, in one place: spaces and tabs around a value (and around each item of
 // a key that takes a list) are dropped here, so every parameter reads
 // `limit=%205` as `years=2019,%202020` was always read, and the spellings with
-// and without them are one canonical request (one ETag, one cache entry).
+// and without them are one canonical request (one ETag, one cache entry). Free
+// text (q, pattern: a literal substring) is taken as sent, its spaces included.
 
 import { apiError } from './errors.js';
 
 const MAX_KEYS = 64;
 
-/** The query's keys and values; listExample names, for a key that takes several values, how to give them (in the message when it is repeated). */
-export function parseQueryString(raw: string, listExample?: (key: string) => string | undefined): Map<string, string> {
+/**
+ * The query's keys and values; listExample names, for a key that takes several values, how to give them (in the
+ * message when it is repeated); literal says which keys are free text, kept as sent.
+ */
+export function parseQueryString(raw: string, listExample?: (key: string) => string | undefined, literal?: (key: string) => boolean): Map<string, string> {
   const out = new Map<string, string>();
   if (raw === '') return out;
   for (const part of raw.split('&')) {
@@ -24,7 +28,7 @@ export function parseQueryString(raw: string, listExample?: (key: string) => str
     if (out.has(key)) {
       throw example === undefined ? apiError('E_REPEATED_KEY', 'repeated', { key }) : apiError('E_REPEATED_KEY', 'repeatedList', { key, example });
     }
-    out.set(key, unspaced(value, example !== undefined));
+    out.set(key, literal?.(key) === true ? value : unspaced(value, example !== undefined));
     if (out.size > MAX_KEYS) throw apiError('E_BAD_QUERY', 'tooManyKeys', { max: MAX_KEYS });
   }
   return out;

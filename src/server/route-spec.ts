@@ -32,6 +32,8 @@ export interface ParamSpec<Ctx = unknown, T = unknown> {
   example?: string;
   /** When the key takes several values, comma-separated in one key (years, govid, category): an example of several, which the message of a key given twice shows. */
   list?: string;
+  /** Free text matched literally (q, pattern): the query parser keeps the spaces around it, which it drops from every other value. */
+  literal?: true;
   parse(raw: string, name: string, ctx: Ctx): T;
   /**
    * The one spelling of a value this parameter took, for the canonical request (canonical.ts): an enumeration's
