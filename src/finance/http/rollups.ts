@@ -69,11 +69,7 @@ async function rollups(req: RouteRequest<FinanceCtx, RollupParams>): Promise<Rep
   const params = { ...req.params, basis: corpusBasis(ctx), category: req.params.category ?? EVERY_CATEGORY };
   const { layer, state: fips, govids: list, years } = params;
   const type = GOV_TYPES.indexOf(layer);
-  const inLayer = (gid: number): boolean => {
-    const g = ctx.catalog.governments[gid]!;
-    return g.type === type && (fips === undefined || g.fips_state === fips);
-  };
-  // govidsInLayer has refused any named government of another layer.
+  // The route's rules have refused a named government of another layer (govidsInLayer) and govids beside state.
   const gids = list ? list.gids : cohortOf(ctx, fips, type);
   const plan = {
     ...planOf(ctx, rollupRoute, { gids, years, params }),
@@ -87,7 +83,7 @@ async function rollups(req: RouteRequest<FinanceCtx, RollupParams>): Promise<Rep
   const fipsOf = (i: number) => ctx.catalog.governments[res.rows.gov[i]!]!.fips_state;
   const state = fips === undefined ? undefined : STATE_BY_FIPS.get(fips)?.code;
   return envelopeReply(answer(ctx, rollupRoute, { url: req.url, params }, res, plan, {
-    govids: list ? list.found.filter((id) => inLayer(ctx.catalog.govId.get(id)!)) : [],
+    govids: list ? list.found : [],
     govNames: [],
     perGovernment: false,
     cohort: list ? undefined : { type, ...(fips !== undefined ? { fips_state: fips } : {}) },
