@@ -47,6 +47,19 @@ describe('benchmark smoke runs', () => {
     expect(out).toMatch(/\| `[^`]*money-table\.js:\d+[^`]*` \| \d+ \|/);
   }, 120_000);
 
+  it('bench:wasm-rows writes real rows both ways, each equal to JSON.stringify\'s bytes, and times both', async () => {
+    // The bench stops with an error when either writer's bytes differ from JSON.stringify's for the same rows.
+    const out = await run('wasm-rows.js', '--no-write', '--rounds', '1', '--govs', '40');
+    for (const n of ['110', '1000']) {
+      const row = new RegExp(`^\\| ${n} \\| ([\\d,]+) \\| ([\\d.]+) \\| ([\\d.]+) \\| ([\\d.]+) \\|`, 'm').exec(out);
+      expect(row, `${n} rows`).not.toBeNull();
+      const [bytes, js, copy, view] = row!.slice(1).map((x) => Number(x.replace(/,/g, '')));
+      // A batch is real rows of about 200 bytes each, and each way took some time to write it.
+      expect(bytes).toBeGreaterThan(100 * Number(n));
+      for (const us of [js, copy, view]) expect(us).toBeGreaterThan(0);
+    }
+  }, 120_000);
+
   it('bench:start-pairs times a start to both services listening, wall and the whole process\'s CPU', async () => {
     const out = await run('start-pairs.js', '--no-write', '--rounds', '1');
     const row = /\| new \| ([\d.]+) \| ([\d.]+) \|/.exec(out);
