@@ -3,6 +3,9 @@
 // against the same page written on the main thread from its own catalog: the
 // same bytes, whether the page goes into its page slot or outgrows it; a page
 // whose lease was given up first is not written (issue 32: nobody is left to read it).
+// A CSV page that stops at its end is summed in steps, each step's rows
+// written before the next groups are summed: the steps' rows are the page's,
+// and such a page's bytes are those of the page written whole.
 
 import zlib from 'node:zlib';
 import fc from 'fast-check';
@@ -15,7 +18,7 @@ import { arrowBytes } from '../dist/src/bytes/arrow-writer.js';
 import { parquetBytes } from '../dist/src/bytes/parquet-writer.js';
 import { PageArena } from '../dist/src/bytes/page-arena.js';
 import { attachFinance } from '../dist/workers/finance/corpus.js';
-import { money } from '../dist/workers/finance/money.js';
+import { money, moneySteps } from '../dist/workers/finance/money.js';
 import { moneyPage } from '../dist/workers/finance/money-page.js';
 import { useFixtureCtx } from './helpers/fixture-ctx.js';
 
@@ -74,18 +77,19 @@ describe('pages written in a worker', () => {
       const arena = q.where === 'tiny' ? tiny : big;
       const lease = arena.acquire()!;
       if (q.where === 'given up') arena.release(lease);
-      let r;
+      let r, sent: Buffer | null = null;
       try {
         r = moneyPage(view, table, arena.slots, 1, { plan: { ...plan, stopAtPage: true }, route: q.route, table: tableOptions(params), lease: { slot: lease.slot, token: lease.token }, format: q.format, metadata, ...(q.coding ? { coding: { coding: q.coding, options: q.coding === 'gzip' ? { level: 1 } : {} } } : {}) });
-      } catch (err) {
+        // Copied out while the lease is held: the slot's bytes are its holder's only until it is given back.
+        if (!r.cut) sent = Buffer.from(r.inSlot ? arena.view(lease.slot, r.length) : r.bytes!);
+      } finally {
+        // Given back however the draw ends, so a failing draw's shrinking starts from a free slot.
         if (q.where !== 'given up') arena.release(lease);
-        throw err;
       }
       expect(r.cut, `${JSON.stringify(q)}`).toBe(q.where === 'given up');
       if (q.where === 'given up') expect([r.inSlot, r.length, r.bytes]).toEqual([false, 0, null]);
       else {
-        const sent = Buffer.from(r.inSlot ? arena.view(lease.slot, r.length) : r.bytes!);
-        const got = q.coding ? decode[q.coding](sent) : sent;
+        const got = q.coding ? decode[q.coding](sent!) : sent!;
         expect(got.equals(expected), `${JSON.stringify(q)}`).toBe(true);
       }
       // In the slot only when a lease was held and the page fit: a page far under the slot's size always fits.
@@ -94,7 +98,6 @@ describe('pages written in a worker', () => {
       if (q.where === 'tiny' && q.coding === undefined && expected.length > 2048) expect(r.inSlot).toBe(false);
       if (q.where === 'tiny' && q.coding === undefined && expected.length < 1024) expect(r.inSlot).toBe(true);
       if (r.inSlot) inSlot++; else if (!r.cut) outOfSlot++;
-      if (q.where !== 'given up') arena.release(lease);
       expect(arena.available).toBe(1);
       if (q.coding && !r.cut) (r.inSlot ? codedIn : codedOut).push(1);
     // A fixed seed (PROPERTY_SEED to sweep others): with a fresh one each run, a run of 240 draws now and then held
@@ -106,5 +109,66 @@ describe('pages written in a worker', () => {
     // Both paths taken, each in a few of the 240 draws at least (given-up leases are cut now, so fewer land out of the slot).
     expect(inSlot).toBeGreaterThan(3);
     expect(outOfSlot).toBeGreaterThan(3);
+  });
+});
+
+/** The rows' fields as plain arrays, row by row: what two row sets must agree on. */
+const rowList = (r: { n: number; year: Uint16Array; gov: Uint32Array; cat: Int16Array; sub: Uint8Array; amt: Float64Array; flags: Uint8Array; pop: Int32Array; codes: Uint16Array; codesStart: Uint32Array }): unknown[][] =>
+  Array.from({ length: r.n }, (_, i) => [r.year[i], r.gov[i], r.cat[i], r.sub[i], r.amt[i], r.flags[i], r.pop[i], [...r.codes.subarray(r.codesStart[i], r.codesStart[i + 1])]]);
+
+describe('a page summed in steps', () => {
+  const spending = routes[0]!;
+  /** California's cities (483 in the fixture) over its years: a few thousand rows a year. */
+  const bigPlan = (limit: number, page: number, years?: number[]) => {
+    const ctx = fixture();
+    const gids = ctx.catalog.governments.map((_, gid) => gid).filter((gid) => ctx.catalog.governments[gid]!.fips_state === '06' && ctx.catalog.governments[gid]!.type === 2);
+    const params = { basis: 'harmonized', page, limit, adjust: 'real', per_capita: true, base_year: ctx.catalog.maxYear };
+    return { params, plan: { ...planOf(ctx, spending, { gids, years: years ?? ctx.catalog.years, params: params as never }), stopAtPage: true } };
+  };
+
+  it.each([[50_000, 0], [1000, 2], [300, 7]])('hands over the rows of money() in order, a step at a time (limit %i, page %i)', (limit, page) => {
+    const ctx = fixture();
+    const view = attachFinance(ctx.columns);
+    const { plan } = bigPlan(limit, page);
+    const whole = money(view, ctx.engine, plan);
+    const steps = moneySteps(view, ctx.engine, plan);
+    const got: unknown[][] = [];
+    const counted: number[] = [];
+    for (let rows = steps.next(100); rows !== null; rows = steps.next(100)) {
+      got.push(...rowList(rows));
+      counted.push(steps.total());
+    }
+    expect(whole.rows.n).toBe(Math.min(limit, whole.total - limit * page));
+    expect(got).toEqual(rowList(whole.rows));
+    expect(steps.total()).toBe(whole.total);
+    // It paused: the first step had counted only part of what the walk counts, and each step counted on.
+    expect(counted.length).toBeGreaterThan(2);
+    expect(counted[0]!).toBeLessThan(whole.total);
+    for (let k = 1; k < counted.length; k++) expect(counted[k]!).toBeGreaterThanOrEqual(counted[k - 1]!);
+  });
+
+  it.each([undefined, 'gzip', 'br'] as const)('writes a multi-step CSV page as the page written whole, coded: %s', (coding) => {
+    const ctx = fixture();
+    const view = attachFinance(ctx.columns);
+    const table = tableCtxOf(ctx.engine, structuredClone(tableNames(ctx.catalog)));
+    const arena = new PageArena(1, 8 * 1024 * 1024, () => new Promise<void>(() => {}));
+    for (const [limit, page] of [[50_000, 0], [1500, 1]] as const) {
+      const { plan, params } = bigPlan(limit, page);
+      const res = money(view, ctx.engine, plan);
+      // More rows than several steps take (256, 512, 1,024 ...): the page is written in more than one.
+      expect(res.rows.n).toBeGreaterThan(1000);
+      const expected = Buffer.from(csvBytes(moneyTable(ctx, spending, tableOptions(params), res), 64));
+      const lease = arena.acquire()!;
+      let sent: Buffer;
+      try {
+        const r = moneyPage(view, table, arena.slots, 1, { plan, route: spending, table: tableOptions(params), lease: { slot: lease.slot, token: lease.token }, format: 'csv', metadata: [], ...(coding ? { coding: { coding, options: {} } } : {}) });
+        expect([r.cut, r.inSlot, r.total]).toEqual([false, true, res.total]);
+        sent = Buffer.from(arena.view(lease.slot, r.length));
+      } finally {
+        arena.release(lease);
+      }
+      const got = coding === 'gzip' ? zlib.gunzipSync(sent) : coding === 'br' ? zlib.brotliDecompressSync(sent) : sent;
+      expect(got.equals(expected)).toBe(true);
+    }
   });
 });

@@ -125,10 +125,11 @@ export function csvBytes(t: ColumnTable, into: Uint8Array | number): Uint8Array 
  * A table's CSV written a piece at a time, the same bytes as csvBytes: each call writes on into w (the
  * header first) until w holds `until` bytes or the table ends, at a row's end; true once it has ended.
  * How a worker writes a page into its slot while the thread serving it streams what is written so far.
+ * Without the header: a later part of a page whose first part wrote it (a page written in steps).
  */
-export function csvPieces(t: ColumnTable): (w: ByteWriter, until: number) => boolean {
+export function csvPieces(t: ColumnTable, header = true): (w: ByteWriter, until: number) => boolean {
   const cells = cellsOf(t);
-  let i = -1;
+  let i = header ? -1 : 0;
   return (w, until) => {
     if (i < 0) { writeHeader(t, w); i = 0; }
     i = writeRows(t, cells, w, i, until);

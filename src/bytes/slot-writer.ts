@@ -49,14 +49,18 @@ export class SlotWriter {
     return this.coder === null ? this.w.n + PIECE : PIECE;
   }
 
-  /** Publishes the piece just written in w; false when the lease was given up, and the writer should stop. */
-  piece(): boolean {
+  /**
+   * Publishes the piece just written in w; false when the lease was given up, and the writer should stop.
+   * wake: the serving thread is woken for it whatever its place (the last piece before the writer turns to
+   * other work, such as summing the next groups of a page written in steps).
+   */
+  piece(wake = false): boolean {
     if (this.coder !== null) {
       // The first piece (the header and the first rows) is flushed out whole: the client's first bytes.
       this.coder.push(this.w.written(), this.pieces === 0 ? 'flush' : 'more');
       this.w.n = 0;
-      if (!this.coder.overflowed) publishWritten(this.s, this.lease, this.coder.inSlot, this.wakes());
-    } else if (this.w.buf === this.slot) publishWritten(this.s, this.lease, this.w.n, this.wakes());
+      if (!this.coder.overflowed) publishWritten(this.s, this.lease, this.coder.inSlot, wake || this.wakes());
+    } else if (this.w.buf === this.slot) publishWritten(this.s, this.lease, this.w.n, wake || this.wakes());
     this.pieces++;
     this.cut = givenUp(this.s, this.lease);
     return !this.cut;

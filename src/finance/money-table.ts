@@ -18,7 +18,7 @@ import { plainJson } from '../bytes/json-rows.js';
 import type { Flow } from './catalog.js';
 import { ALL_CATEGORIES, type RecipeChoice } from './money-choices.js';
 import {
-  ALL_CATEGORIES_ID, RECIPE_CATEGORY_ID, ROW_AGGREGATE, ROW_DIRECT_SUPPRESSED, VS_CENSUS_ZERO, VS_NONE, VS_NOT_REPORTED, type MoneyResult,
+  ALL_CATEGORIES_ID, RECIPE_CATEGORY_ID, ROW_AGGREGATE, ROW_DIRECT_SUPPRESSED, VS_CENSUS_ZERO, VS_NONE, VS_NOT_REPORTED, type MoneyRows, type MoneySummary,
 } from './plan.js';
 import { CODE_SETS, type MemoPair, type TableCtx } from './table-ctx.js';
 
@@ -68,6 +68,15 @@ export interface ExtraColumn {
   get: (i: number) => unknown;
 }
 
+/**
+ * What moneyTable reads of a job's result: its rows, and the recipes of the rows it flagged as suppressed
+ * Direct legs (their notes). A page written in steps has no summary: its fast path flags no such row.
+ */
+export interface TableRows {
+  rows: MoneyRows;
+  summary: Pick<MoneySummary, 'suppressedRecipes'>;
+}
+
 /** arrow: the column's type in Arrow and Parquet answers (utf8 when absent). */
 type Column =
   | { kind: 'plain' | 'text'; name: string; value: (i: number) => unknown; arrow?: ArrowType }
@@ -90,7 +99,7 @@ const NOTE_AGGREGATE = ROW_AGGREGATE, NOTE_SUPPRESSED = ROW_DIRECT_SUPPRESSED, N
  * row, with real and per-capita amounts and notes derived per row. JSON rows
  * and CSV records are both read from this, so they cannot disagree.
  */
-export function moneyTable(ctx: TableCtx, route: MoneyRoute, o: MoneyTableOptions, res: MoneyResult, extra: ExtraColumn[] = []): ColumnTable {
+export function moneyTable(ctx: TableCtx, route: MoneyRoute, o: MoneyTableOptions, res: TableRows, extra: ExtraColumn[] = []): ColumnTable {
   const { catalog, engine: e, textMemo: tm } = ctx;
   const r = res.rows;
   const baseCpi = o.baseYear === null ? Number.NaN : catalog.cpi.index.get(o.baseYear) ?? Number.NaN;
@@ -155,7 +164,7 @@ export function moneyTable(ctx: TableCtx, route: MoneyRoute, o: MoneyTableOption
  * id; a set of a few (a category's Direct codes, an all-categories total's), which repeat as well, by a
  * key past the codes' given on first sight; anything longer is written per row.
  */
-function codesColumn(ctx: TableCtx, res: MoneyResult, filled: (i: number) => boolean): Column {
+function codesColumn(ctx: TableCtx, res: TableRows, filled: (i: number) => boolean): Column {
   const { catalog: { codes }, textMemo: { codeSetKey, codeSetText } } = ctx;
   const r = res.rows, nCodes = codes.length;
   // A set's ids (the job sorted them) as a numeral in base nCodes + 1 of digits id + 1: sets of different
@@ -189,7 +198,7 @@ function codesColumn(ctx: TableCtx, res: MoneyResult, filled: (i: number) => boo
 }
 
 /** aggregate_fallback: whether the row includes aggregate-published codes; null on a filled row. */
-function aggregateColumn(ctx: TableCtx, res: MoneyResult, filled: (i: number) => boolean): Column {
+function aggregateColumn(ctx: TableCtx, res: TableRows, filled: (i: number) => boolean): Column {
   const r = res.rows;
   const value = (i: number): boolean | null => (filled(i) ? null : (r.flags[i]! & ROW_AGGREGATE) !== 0);
   const key = (i: number): number => { const a = value(i); return a === null ? 0 : a ? 2 : 1; };
@@ -197,7 +206,7 @@ function aggregateColumn(ctx: TableCtx, res: MoneyResult, filled: (i: number) =>
 }
 
 /** notes: each note the row's bits name, joined by '; '; the empty note (most rows) is memoized. */
-function notesColumn(ctx: TableCtx, res: MoneyResult, o: MoneyTableOptions): Column {
+function notesColumn(ctx: TableCtx, res: TableRows, o: MoneyTableOptions): Column {
   const { catalog } = ctx, r = res.rows;
   const bits = (i: number): number => (r.flags[i]! & (NOTE_AGGREGATE | NOTE_SUPPRESSED)) | (o.perCapita && r.pop[i]! <= 0 ? NOTE_NO_POPULATION : 0);
   const value = (i: number): string => {

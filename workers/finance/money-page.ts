@@ -6,10 +6,13 @@
 // (src/bytes/page-arena.ts). A CSV page is written a piece at a time and each
 // piece published as it is written, so the stream sends the page's first
 // rows while the worker writes the rest (issue 32); in a coding (gzip, br)
-// it is coded here as it is written (src/bytes/slot-writer.ts). Arrow and
-// Parquet are built whole by their libraries, then put in the slot. A page
-// too large for its slot comes back whole in a buffer moved across; one
-// whose lease was given up (its client left) is not written, or stops.
+// it is coded here as it is written (src/bytes/slot-writer.ts). A CSV page
+// that stops at its end is also summed in steps, each step's rows written
+// before the next groups are summed, so its first rows wait for a few
+// hundred rows' aggregation, not the page's. Arrow and Parquet are built
+// whole by their libraries, then put in the slot. A page too large for its
+// slot comes back whole in a buffer moved across; one whose lease was given
+// up (its client left) is not written, or stops.
 
 import { claimSlot, unclaimSlot, type PageSlots } from '../../src/bytes/page-arena.js';
 import { csvPieces } from '../../src/bytes/csv-writer.js';
@@ -17,13 +20,15 @@ import { SlotWriter } from '../../src/bytes/slot-writer.js';
 import type { MoneyPageArgs, MoneyPageResult } from '../../src/finance/job-io.js';
 import { pageFormat } from '../../src/formats/registry.js';
 import { moneyTable } from '../../src/finance/money-table.js';
-import { countOfSummary } from '../../src/finance/plan.js';
+import { countOfSummary, fastPath } from '../../src/finance/plan.js';
 import type { TableCtx } from '../../src/finance/table-ctx.js';
 import type { FinanceView } from './corpus.js';
-import { money } from './money.js';
+import { money, moneySteps } from './money.js';
 
 /** writer: this thread's id (> 0), marking the slot as being written by it. */
 export function moneyPage(c: FinanceView, t: TableCtx, pages: PageSlots, writer: number, a: MoneyPageArgs): MoneyPageResult {
+  // (The serving thread asks a page to stop at its end only on the fast path; a plan off it is written whole as before.)
+  if (a.format === 'csv' && a.plan.stopAtPage && fastPath(a.plan)) return csvInSteps(c, t, pages, writer, a);
   const res = money(c, t.engine, a.plan);
   const table = moneyTable(t, a.route, a.table, res);
   const f = pageFormat(a.format);
@@ -51,6 +56,48 @@ export function moneyPage(c: FinanceView, t: TableCtx, pages: PageSlots, writer:
     unclaimSlot(pages, a.lease, writer);
   }
   return { total: res.total, count, ...page, bytes: page.bytes === null ? null : ownBuffer(page.bytes) };
+}
+
+/**
+ * A step's page rows: the first few hundred, so the first bytes go out after a few hundred rows' aggregation,
+ * then twice as many each step up to the last size, so a 50,000-row page takes about ten steps and as many
+ * tables (about 0.1 ms each, against about 25 ms to sum its groups on the fixture).
+ */
+const FIRST_STEP = 256, LAST_STEP = 16_384;
+/** The fast path flags no suppressed Direct leg, so a step's table needs no summary (moneyTable's notes). */
+const NO_SUMMARY = { suppressedRecipes: {} };
+
+/**
+ * A CSV page that stops at its end, summed and written in steps (moneySteps): each step's rows are made a
+ * table and written into the slot, its last piece waking the serving thread, before the next groups are summed.
+ * The bytes are those of the page written whole (test/money-page.test.ts). The slot is claimed first: a lease
+ * given up before the job starts is not walked at all.
+ */
+function csvInSteps(c: FinanceView, t: TableCtx, pages: PageSlots, writer: number, a: MoneyPageArgs): MoneyPageResult {
+  const into = claimSlot(pages, a.lease, writer);
+  if (into === null) return { total: 0, count: null, inSlot: false, length: 0, bytes: null, cut: true };
+  const out = new SlotWriter(pages, a.lease, into, a.coding);
+  const steps = moneySteps(c, t.engine, a.plan);
+  let page;
+  try {
+    let header = true, going = true;
+    for (let want = FIRST_STEP; going; want = Math.min(2 * want, LAST_STEP)) {
+      const rows = steps.next(want);
+      if (rows === null) break;
+      const write = csvPieces(moneyTable(t, a.route, a.table, { rows, summary: NO_SUMMARY }), header);
+      header = false;
+      // A piece, then its publication; stopped early when the lease is given up (end() then says cut).
+      for (let ended = false; !ended && going;) {
+        ended = write(out.w, out.until);
+        going = out.piece(ended);
+      }
+    }
+    page = out.end();
+  } finally {
+    out.close();
+    unclaimSlot(pages, a.lease, writer);
+  }
+  return { total: steps.total(), count: null, ...page, bytes: page.bytes === null ? null : ownBuffer(page.bytes) };
 }
 
 /** A view that is all of its buffer, so moving the buffer moves nothing else (parquet-wasm's bytes are a copy out of wasm memory already). */

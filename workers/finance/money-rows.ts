@@ -46,6 +46,11 @@ export class RowBuilder {
   /** A builder of the page [offset, offset + limit) of the rows counted. */
   constructor(private readonly offset: number, private readonly limit: number) {}
 
+  /** Page rows pushed and not yet handed over (finish, drain). */
+  get held(): number {
+    return this.n;
+  }
+
   /** Counts one row past every filter; true when it falls on the page (then push it). */
   take(): boolean {
     const t = this.total++;
@@ -126,5 +131,13 @@ export class RowBuilder {
     // A deep page can grow the scratch to millions of rows; it is not kept for the worker's life.
     if (s.cap > 1 << 16) RowBuilder.scratch = RowBuilder.columns(64);
     return out as unknown as MoneyRows;
+  }
+
+  /** The rows pushed since the last drain, handed over as finish() does; the next pushes start a new batch (a page walked in steps). */
+  drain(): MoneyRows {
+    const out = this.finish();
+    this.n = 0;
+    this.nCodes = 0;
+    return out;
   }
 }

@@ -21,7 +21,7 @@
 // and row objects (money-rows.ts), completion (money-complete.ts), recipe
 // suggestions and suppressed legs (money-recipes.ts).
 
-import { fastPath, inLifespan, VS_CENSUS_ZERO, VS_NOT_REPORTED, type MoneyPlan, type MoneyResult } from '../../src/finance/plan.js';
+import { fastPath, inLifespan, VS_CENSUS_ZERO, VS_NOT_REPORTED, type MoneyPlan, type MoneyResult, type MoneyRows } from '../../src/finance/plan.js';
 import type { EngineCatalog } from '../../src/finance/engine-catalog.js';
 import type { FinanceView } from './corpus.js';
 import type { Cells } from './money-cells.js';
@@ -55,6 +55,42 @@ export const fastCapable = (p: MoneyPlan): boolean => !p.complete && !(p.igLeg &
  */
 export function moneyVia(c: FinanceView, e: EngineCatalog, plan: MoneyPlan, path: MoneyPath): MoneyResult {
   if (path === 'fast' && !fastCapable(plan)) throw new Error('money: this plan needs the materialized path (complete, or the IG leg of named categories)');
+  const w = walkOf(c, e, plan);
+  walk(w, path === 'fast', Number.POSITIVE_INFINITY);
+  return { total: w.out.total, rows: w.out.finish(), summary: w.acc.finish(w.x, w.inconsistent) };
+}
+
+/**
+ * A fast-path plan's page walked in steps, for a CSV page written as its groups are summed (money-page.ts,
+ * issue 32): each step sums groups until at least `rows` page rows are held, or the walk ends, and hands those
+ * rows over. The steps' rows, in order, are money()'s rows for the plan. No summary: a streamed page's
+ * headers take the count from the index or the count job, and the fast path flags no row that needs one.
+ * One walk at a time on a thread, its steps taken before any other job's: the scratch cells and columns it
+ * sums into are the thread's (money-scratch.ts, money-shape.ts), as for any job.
+ */
+export interface MoneySteps {
+  /** The next rows (fewer than `rows` only on the walk's last step); null once the walk has ended and all were handed over. */
+  next(rows: number): MoneyRows | null;
+  /** Rows counted so far: the plan's total once next has returned null. */
+  total(): number;
+}
+
+export function moneySteps(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): MoneySteps {
+  if (!fastPath(plan)) throw new Error('money: only a fast-path plan is walked in steps');
+  const w = walkOf(c, e, plan);
+  let ended = false;
+  return {
+    next: (rows) => {
+      if (ended) return null;
+      ended = walk(w, true, rows);
+      return w.out.drain();
+    },
+    total: () => w.out.total,
+  };
+}
+
+/** A job's walk, set up: its lookups, its governments and their groups, and (coverage=consistent) a first pass. */
+function walkOf(c: FinanceView, e: EngineCatalog, plan: MoneyPlan): Walk {
   // The shape's fields named, not spread: an object rest and spread cost a small job about half a microsecond.
   const { cells, igSub, wantFlow, inScope, keepCat, keys } = shapeOf(e, plan);
   const x: Ctx = { c, e, plan, igSub, wantFlow, inScope, keepCat, keys, na: { rows: 0, amount: 0 }, notSummed: { rows: 0, amount: 0 }, rowsRead: 0 };
@@ -62,9 +98,7 @@ export function moneyVia(c: FinanceView, e: EngineCatalog, plan: MoneyPlan, path
   const groupOf = groupsOf(x, govs);
   if (x.keys !== null && groupOf.length <= PREFETCH_GROUPS) prefetch(x, groupOf);
   const inconsistent = plan.consistent && plan.years.length > 1 ? inconsistentGovs(x, cells, govs, groupOf) : new Set<number>();
-  const w: Walk = { x, cells, govs, groupOf, inconsistent, acc: new SummaryAcc(e, plan, govs), out: new RowBuilder(plan.offset, plan.limit) };
-  walk(w, path === 'fast');
-  return { total: w.out.total, rows: w.out.finish(), summary: w.acc.finish(x, inconsistent) };
+  return { x, cells, govs, groupOf, inconsistent, acc: new SummaryAcc(e, plan, govs), out: new RowBuilder(plan.offset, plan.limit), yi: 0, gi: 0 };
 }
 
 /**
@@ -93,6 +127,9 @@ interface Walk {
   inconsistent: Set<number>;
   acc: SummaryAcc;
   out: RowBuilder;
+  /** Where a walk in steps goes on: the next group's year and government (indices). */
+  yi: number;
+  gi: number;
 }
 
 /**
@@ -144,18 +181,23 @@ function inconsistentGovs(x: Ctx, cells: Cells, govs: number[], groupOf: Int32Ar
   return inconsistent;
 }
 
-/** Every (government, year) group in output order, each summed into the scratch cells and sent down the path. */
-function walk(w: Walk, fast: boolean): void {
+/**
+ * Every (government, year) group in output order, each summed into the scratch cells and sent down the path;
+ * true once the walk has ended. A walk in steps pauses before a group once `until` page rows are held, and goes
+ * on from there when called again.
+ */
+function walk(w: Walk, fast: boolean, until: number): boolean {
   const { x, cells, govs, groupOf, inconsistent, out } = w;
   const { e, plan } = x;
   const Y = plan.years.length, gm = x.c.govMeta;
   const pageEnd = plan.offset + plan.limit;
   const suggesting = plan.suggest && plan.categories !== null;
   const anyInconsistent = inconsistent.size > 0;
-  for (let yi = 0; yi < Y; yi++) {
+  for (let yi = w.yi, gi = w.gi; yi < Y; yi++, gi = 0) {
     const year = plan.years[yi]!;
-    for (let gi = 0; gi < govs.length; gi++) {
-      if (fast && plan.stopAtPage && out.total >= pageEnd) return;
+    for (; gi < govs.length; gi++) {
+      if (fast && plan.stopAtPage && out.total >= pageEnd) return true;
+      if (out.held >= until) { w.yi = yi; w.gi = gi; return false; }
       const gov = govs[gi]!;
       const g = groupOf[gi * Y + yi]!;
       if (anyInconsistent && inconsistent.has(gov)) continue;
@@ -169,6 +211,7 @@ function walk(w: Walk, fast: boolean): void {
       else rowsGroup(w, n, gi, yi, year, gov, g, pop, popYear);
     }
   }
+  return true;
 }
 
 /** The fast path: a group's n sorted cells counted where they lie; a row is written only when it is on the page. */
