@@ -16,11 +16,11 @@ import type { financeService } from '../src/finance/http/service.js';
 import type { inject } from '../src/server/inject.js';
 import { withRows } from './lib/governments.js';
 import { inlineBuild } from './lib/inline-build.js';
+import { arg } from './lib/args.js';
 
-const arg = (name: string, dflt: string): string => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1]! : dflt; };
 const HERE = path.resolve(import.meta.dirname, '../..');
-const DATA = path.resolve(arg('--data', path.join(HERE, 'fixtures/finance/v6')));
-const nGovs = Number(arg('--govs', '1000')), answers = Number(arg('--answers', '3000')), top = Number(arg('--top', '12'));
+const DATA = path.resolve(arg('data', path.join(HERE, 'fixtures/finance/v6')));
+const nGovs = Number(arg('govs', '1000')), answers = Number(arg('answers', '3000')), top = Number(arg('top', '12'));
 const SHAPES: [string, string][] = [['spending?category=Police', 'spending?category=Police'], ['spending all categories', 'spending']];
 
 interface Build { name: string; inject: typeof inject; service: ReturnType<typeof financeService>; close(): Promise<void> }
@@ -31,7 +31,7 @@ async function load(name: string, root: string): Promise<Build> {
 }
 
 const builds: Build[] = [];
-if (arg('--old', '')) builds.push(await load('old', path.resolve(arg('--old', ''))));
+if (arg('old', '')) builds.push(await load('old', path.resolve(arg('old', ''))));
 builds.push(await load('new', HERE));
 const b0 = builds[0]!;
 // The governments the served benches ask for: the most populous with rows in the mirror.
@@ -80,7 +80,7 @@ const lines: string[] = [];
 const say = (s: string): void => { console.log(s); lines.push(s); };
 say(`\n## ${new Date().toISOString()}: ${DATA}, ${govids.length} governments, ${answers} answers a measure\n`);
 for (const [label, q] of SHAPES) {
-  if (!label.includes(arg('--shape', ''))) continue;
+  if (!label.includes(arg('shape', ''))) continue;
   const urls = govids.map((g) => `/api/v1/governments/${g}/${q}`);
   const results: { b: Build; gc: { count: number; ms: number }; heap: { total: number; by: Map<string, number> } }[] = [];
   for (const b of builds) {

@@ -29,12 +29,12 @@ import type { moneyJob } from '../src/finance/run-money.js';
 import type { MoneyRoute } from '../src/finance/money-table.js';
 import type { Reply, RouteRequest } from '../src/server/route-spec.js';
 import type { FinanceCtx } from '../src/finance/context.js';
+import { arg } from './lib/args.js';
 
-const arg = (name: string, dflt: string): string => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1]! : dflt; };
 const HERE = path.resolve(import.meta.dirname, '../..');
-const nGovs = Number(arg('--govs', '200')), rounds = Number(arg('--rounds', '9')), ms = Number(arg('--ms', '150'));
-const DATA = path.resolve(arg('--data', path.join(HERE, 'fixtures/finance/v6')));
-const duckGovs = Number(arg('--duck-govs', '20'));
+const nGovs = Number(arg('govs', '200')), rounds = Number(arg('rounds', '9')), ms = Number(arg('ms', '150'));
+const DATA = path.resolve(arg('data', path.join(HERE, 'fixtures/finance/v6')));
+const duckGovs = Number(arg('duck-govs', '20'));
 
 /** The URLs timed: the issue's answer first, then other shapes of one government's answer. */
 const ALL_SHAPES: [string, string, string][] = [
@@ -44,7 +44,7 @@ const ALL_SHAPES: [string, string, string][] = [
   ['balances', 'balances', ''],
 ];
 /** --shape keeps only the shapes it names: timed and held to identical bodies (an intended change elsewhere is no failure). */
-const SHAPES = ALL_SHAPES.filter(([label]) => label.includes(arg('--shape', '')));
+const SHAPES = ALL_SHAPES.filter(([label]) => label.includes(arg('shape', '')));
 const ROUTES: Record<string, MoneyRoute> = {
   spending: { verb: 'spending', flows: ['expenditure'], subtypeField: 'spend_subtype', withFlow: false },
   profile: { verb: 'profile', flows: ['expenditure', 'revenue'], subtypeField: 'subtype', withFlow: true },
@@ -85,7 +85,7 @@ async function load(name: string, root: string): Promise<Build> {
 
 let capturing = true;
 const builds: Build[] = [];
-const oldRoot = arg('--old', '');
+const oldRoot = arg('old', '');
 if (oldRoot) builds.push(await load('old', path.resolve(oldRoot)));
 builds.push(await load('new', HERE));
 const first = builds[0]!.ctx;
@@ -125,7 +125,7 @@ async function duckShape(sqls: string[]): Promise<{ wall: number; cpu: number }>
   return { wall: 1000 * median(each.map((c) => c.wallMs)), cpu: (1000 * each.reduce((n, c) => n + c.cpuMs, 0)) / each.length };
 }
 const duck = new Map<string, { wall: number; cpu: number }>();
-for (const [label] of SHAPES) if (label.includes(arg('--shape', ''))) duck.set(label, await duckShape(duckSql.get(label)!));
+for (const [label] of SHAPES) if (label.includes(arg('shape', ''))) duck.set(label, await duckShape(duckSql.get(label)!));
 console.log(`DuckDB ${await duckThreads()} threads (its default), in this process, the same parquet (${DATA}); its figures: the answers' provenance SQL over the first ${Math.min(duckGovs, govids.length)} governments`);
 
 /** Per build, per shape: the span's one answer for government k. */
@@ -168,11 +168,11 @@ async function timed(one: (k: number) => unknown): Promise<{ wall: number; cpu: 
 console.log(`| span | shape | ${builds.map((b) => `${b.name} us/answer (wall) | ${b.name} (cpu)`).join(' | ')}${builds.length > 1 ? ' | new/old (wall) | new/old (cpu)' : ''} | DuckDB us/answer (wall) | DuckDB (cpu) |`);
 console.log(`|---|---|${'---:|'.repeat(2 * builds.length + (builds.length > 1 ? 2 : 0) + 2)}`);
 // The pipeline span is opt-in (--pipeline): it is mostly the server's stages, not this work, and slow to time.
-const only = arg('--only', '');
+const only = arg('only', '');
 for (const [spanName, span] of Object.entries(spans)) {
   if ((spanName === 'pipeline' && !process.argv.includes('--pipeline')) || !spanName.includes(only)) continue;
   for (const [label, verb, q] of SHAPES) {
-    if (!label.includes(arg('--shape', ''))) continue;
+    if (!label.includes(arg('shape', ''))) continue;
     const ones = await Promise.all(builds.map((b) => span(b, verb, q)));
     for (const one of ones) await timed(one); // warm-up
     const wall: number[][] = builds.map(() => []), cpu: number[][] = builds.map(() => []);

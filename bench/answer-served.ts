@@ -28,11 +28,8 @@ import { duckCost, duckThreads } from './lib/duck.js';
 import { median } from './lib/timing.js';
 import { wrkPath, wrkRate } from './lib/wrk.js';
 import { servedGovernments } from './lib/governments.js';
+import { arg } from './lib/args.js';
 
-const arg = (name: string, dflt: string): string => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : dflt;
-};
 const oldRoot = arg('old', '');
 const data = path.resolve(arg('data', path.join(ROOT, 'fixtures/finance/v6')));
 const rounds = Number(arg('rounds', '3'));

@@ -29,11 +29,8 @@ import { cacheRoots } from '../src/finance/load-cache.js';
 import { duckThreads, setDuckThreads } from './lib/duck.js';
 import { median, pct } from './lib/timing.js';
 import { servedGovernments } from './lib/governments.js';
+import { arg } from './lib/args.js';
 
-const arg = (name: string, dflt: string): string => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : dflt;
-};
 const quick = process.argv.includes('--quick');
 const rate = Number(arg('rate', quick ? '50' : '200'));
 /** --quick: a fresh copy of the fixture (no set beside it, none cached for its path). */

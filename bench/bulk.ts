@@ -28,11 +28,8 @@ import { load } from './lib/load.js';
 import { median, timeRuns } from './lib/timing.js';
 import { wrkPath, wrkRate } from './lib/wrk.js';
 import { servedGovernments } from './lib/governments.js';
+import { arg } from './lib/args.js';
 
-const arg = (name: string, dflt: string): string => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : dflt;
-};
 const smoke = process.argv.includes('--smoke');
 const seconds = Number(arg('seconds', smoke ? '1' : '10'));
 /** Rows a pull: the CSV cap; the smoke run's fixture has no query of two such pages, so it pulls 1,000. */

@@ -14,11 +14,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { ROOT, startServer, type Running } from '../scripts/lib/server.js';
 import { servedGovernments } from './lib/governments.js';
-
-function arg(name: string, dflt: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : dflt;
-}
+import { arg } from './lib/args.js';
 
 const data = path.resolve(arg('data', path.join(ROOT, 'fixtures/finance/v6')));
 const seconds = Number(arg('seconds', '30'));

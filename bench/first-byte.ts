@@ -16,11 +16,8 @@ import { query } from '../scripts/lib/duckdb.js';
 import { ROOT, startServer, type Running } from '../scripts/lib/server.js';
 import { withHello } from './lib/ceiling.js';
 import { median, pct } from './lib/timing.js';
+import { arg } from './lib/args.js';
 
-const arg = (name: string, dflt: string): string => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : dflt;
-};
 const dataDir = path.resolve(arg('data', path.join(ROOT, 'fixtures/finance/v6')));
 const oldMain = arg('old', '');
 const pulls = Number(arg('pulls', '40'));

@@ -16,11 +16,8 @@
 import http from 'node:http';
 import path from 'node:path';
 import { ROOT, startServer } from '../scripts/lib/server.js';
+import { arg } from './lib/args.js';
 
-const arg = (name: string, dflt: string): string => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : dflt;
-};
 const data = path.resolve(arg('data', path.join(ROOT, '.data/finance-46m')));
 const rounds = Number(arg('rounds', '10'));
 const env = Object.fromEntries(arg('env', '').split(',').filter((kv) => kv.includes('=')).map((kv) => kv.split('=') as [string, string]));

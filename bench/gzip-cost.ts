@@ -19,11 +19,8 @@ import { readConfig } from '../src/config.js';
 import { financeCtx, financeService, loadFinanceData } from '../src/finance/http/service.js';
 import { inject } from '../src/server/inject.js';
 import { duckCost, duckThreads, type DuckCost } from './lib/duck.js';
+import { arg } from './lib/args.js';
 
-const arg = (name: string, dflt: string): string => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : dflt;
-};
 const data = arg('data', path.join(ROOT, 'fixtures/finance/v6'));
 const quick = process.argv.includes('--quick');
 const runs = Number(arg('runs', quick ? '2' : '10'));

@@ -21,11 +21,8 @@ import { withHello } from './lib/ceiling.js';
 import { cpuPerRequest, cpuSnapshot } from './lib/cpu.js';
 import { duckCost } from './lib/duck.js';
 import { wrkPath, wrkRate } from './lib/wrk.js';
+import { arg } from './lib/args.js';
 
-const arg = (name: string, dflt: string): string => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : dflt;
-};
 const data = path.resolve(arg('data', path.join(ROOT, 'fixtures/finance/v6')));
 const seconds = Number(arg('seconds', '8'));
 const PAGE = 50_000;

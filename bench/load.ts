@@ -25,11 +25,8 @@ import { ROOT, startServer, type Running } from '../scripts/lib/server.js';
 import { withHello } from './lib/ceiling.js';
 import { median, timeRuns } from './lib/timing.js';
 import { servedGovernments } from './lib/governments.js';
+import { arg } from './lib/args.js';
 
-const arg = (name: string, dflt: string): string => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : dflt;
-};
 const smoke = process.argv.includes('--smoke');
 const seconds = Number(arg('seconds', smoke ? '1' : '10'));
 const runs = smoke ? 2 : 15;

@@ -10,11 +10,7 @@ import path from 'node:path';
 import { load } from './lib/load.js';
 import { median, pct } from './lib/timing.js';
 import { ROOT, startServer } from '../scripts/lib/server.js';
-
-function arg(name: string, dflt: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : dflt;
-}
+import { arg } from './lib/args.js';
 
 const data = path.resolve(arg('data', path.join(ROOT, 'fixtures/finance/v6')));
 const seconds = Number(arg('seconds', '10'));

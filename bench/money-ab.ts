@@ -16,14 +16,14 @@ import type { planOf } from '../src/finance/plan-of.js';
 import type { MoneyRoute } from '../src/finance/money-table.js';
 import type { MoneyPlan, MoneyResult } from '../src/finance/plan.js';
 import type { attachFinance, FinanceView } from '../workers/finance/corpus.js';
+import { arg } from './lib/args.js';
 
 type Job = (c: FinanceView, e: Parameters<typeof import('../workers/finance/money.js').money>[1], p: MoneyPlan) => MoneyResult;
-const arg = (name: string, dflt: string): string => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1]! : dflt; };
-const oldDist = path.resolve(arg('--old', '/work/base/dist'));
-const nGovs = Number(arg('--govs', '200')), rounds = Number(arg('--rounds', '15'));
+const oldDist = path.resolve(arg('old', '/work/base/dist'));
+const nGovs = Number(arg('govs', '200')), rounds = Number(arg('rounds', '15'));
 const from = async <T>(file: string): Promise<T> => (await import(pathToFileURL(path.join(oldDist, file)).href)) as T;
 const old = (await from<{ money: Job }>('workers/finance/money.js')).money;
-const newDist = path.resolve(arg('--new', path.resolve(import.meta.dirname, '..')));
+const newDist = path.resolve(arg('new', path.resolve(import.meta.dirname, '..')));
 const money = ((await import(pathToFileURL(path.join(newDist, 'workers/finance/money.js')).href)) as { money: Job }).money;
 const fromNew = async <T>(file: string): Promise<T> => (await import(pathToFileURL(path.join(newDist, file)).href)) as T;
 const { readConfig: config } = await fromNew<{ readConfig: typeof readConfig }>('src/config.js');
@@ -65,7 +65,7 @@ const allVariants: Record<string, MoneyPlan[]> = {
   'spending, 200 govs, per-capita drop + consistent (materialized)': [plan(spending, gids, {}, { dropNoPopulation: true, consistent: true })],
   'profile complete, 200 govs (materialized)': [plan(profile, gids, { complete: true })],
 };
-const only = arg('--only', '');
+const only = arg('only', '');
 const variants = Object.fromEntries(Object.entries(allVariants).filter(([name]) => name.includes(only)));
 
 // Same answers, byte for byte: the packed row buffer, the total, and the summary (values and key order).
@@ -83,7 +83,7 @@ console.log(`identical: ${checked} plans (${Object.keys(variants).length} varian
 
 // The process's CPU time by default: on a machine others share, wall time also counts the time this
 // process waited for a core (--clock wall to use it anyway).
-const clock = arg('--clock', 'cpu');
+const clock = arg('clock', 'cpu');
 const now = (): number => {
   if (clock === 'wall') return Number(process.hrtime.bigint()) / 1e6;
   const u = process.cpuUsage();

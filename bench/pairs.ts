@@ -31,11 +31,7 @@ import { duckCost, duckThreads } from './lib/duck.js';
 import { query } from '../scripts/lib/duckdb.js';
 import { ROOT, startServer, type Running } from '../scripts/lib/server.js';
 import { servedGovernments } from './lib/governments.js';
-
-function arg(name: string, dflt: string | null): string | null {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : dflt;
-}
+import { arg } from './lib/args.js';
 
 const oldRoot = arg('old', null);
 if (oldRoot === null) { console.error('bench:pairs: --old <checkout> is required'); process.exit(2); }

@@ -29,11 +29,8 @@ import { corpusBasis, planOf } from '../src/finance/plan-of.js';
 import { tableCtxOf, tableNames } from '../src/finance/table-ctx.js';
 import { attachFinance } from '../workers/finance/corpus.js';
 import { money } from '../workers/finance/money.js';
+import { arg } from './lib/args.js';
 
-const arg = (name: string, dflt: string): string => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : dflt;
-};
 const quick = process.argv.includes('--quick');
 const dir = path.resolve(quick ? path.join(ROOT, 'fixtures/finance/v6') : arg('data', path.join(ROOT, '.data', 'finance-46m')));
 const nYears = Number(arg('years', quick ? '1' : '3'));

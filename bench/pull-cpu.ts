@@ -15,11 +15,8 @@ import { ROOT, startServer, type Running } from '../scripts/lib/server.js';
 import { cpuSnapshot, type CpuSnapshot } from './lib/cpu.js';
 import { csvPuller } from './lib/csv-pull.js';
 import { median } from './lib/timing.js';
+import { arg } from './lib/args.js';
 
-const arg = (name: string, dflt: string): string => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : dflt;
-};
 const oldMain = path.resolve(arg('old', ''));
 const dataDir = path.resolve(arg('data', path.join(ROOT, 'fixtures/finance/v6')));
 const rounds = Number(arg('rounds', '6')), seconds = Number(arg('seconds', '8'));

@@ -9,11 +9,11 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { arg } from './lib/args.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const arg = (name: string): string | undefined => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : undefined; };
-const old = arg('--old');
-const rounds = Number(arg('--rounds') ?? 4);
+const old = arg('old', null) ?? undefined;
+const rounds = Number(arg('rounds', '4'));
 const TICK = 100; // clock ticks a second (getconf CLK_TCK on Linux)
 
 interface Start { wallS: number; cpuS: number }

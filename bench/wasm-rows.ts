@@ -21,11 +21,11 @@ import { ByteWriter } from '../src/bytes/byte-writer.js';
 import { withRows } from './lib/governments.js';
 import { inlineBuild } from './lib/inline-build.js';
 import { median } from './lib/timing.js';
+import { arg } from './lib/args.js';
 
-const arg = (name: string, dflt: string): string => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1]! : dflt; };
 const HERE = path.resolve(import.meta.dirname, '../..');
-const DATA = path.resolve(arg('--data', path.join(HERE, 'fixtures/finance/v6')));
-const nGovs = Number(arg('--govs', '300')), rounds = Number(arg('--rounds', '7'));
+const DATA = path.resolve(arg('data', path.join(HERE, 'fixtures/finance/v6')));
+const nGovs = Number(arg('govs', '300')), rounds = Number(arg('rounds', '7'));
 
 // The served answer's row, field by field: the three runs of fields that repeat (a government's, a
 // category's, its codes') are the kept pieces; year and amount are the numbers.
