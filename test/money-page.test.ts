@@ -119,17 +119,24 @@ const rowList = (r: { n: number; year: Uint16Array; gov: Uint32Array; cat: Int16
 describe('a page summed in steps', () => {
   const spending = routes[0]!;
   /** California's cities (483 in the fixture) over its years: a few thousand rows a year. */
-  const bigPlan = (limit: number, page: number) => {
+  const bigPlan = (limit: number, page: number, more: Record<string, unknown> = {}) => {
     const ctx = fixture();
     const gids = ctx.catalog.governments.map((_, gid) => gid).filter((gid) => ctx.catalog.governments[gid]!.fips_state === '06' && ctx.catalog.governments[gid]!.type === 2);
-    const params = { basis: 'harmonized', page, limit, adjust: 'real', per_capita: true, base_year: ctx.catalog.maxYear };
+    const params = { basis: 'harmonized', page, limit, adjust: 'real', per_capita: true, base_year: ctx.catalog.maxYear, ...more };
     return { params, plan: { ...planOf(ctx, spending, { gids, years: ctx.catalog.years, params: params as never }), stopAtPage: true } };
   };
 
-  it.each([[50_000, 0], [1000, 2], [300, 7]])('hands over the rows of money() in order, a step at a time (limit %i, page %i)', (limit, page) => {
+  // coverage=consistent walks a first pass before the steps; a named category's plan reads its runs by the key starts,
+  // and looks up recipes as it walks (suggest, a summary field the steps do not keep).
+  it.each([
+    [50_000, 0, ''], [1000, 2, ''], [300, 7, ''], [1000, 1, 'consistent'], [300, 1, 'Police'],
+  ] as const)('hands over the rows of money() in order, a step at a time (limit %i, page %i) %s', (limit, page, variant) => {
     const ctx = fixture();
     const view = attachFinance(ctx.columns);
-    const { plan } = bigPlan(limit, page);
+    const police = ctx.engine.categories.indexOf('Police');
+    const base = bigPlan(limit, page, variant === 'Police' ? { category: { ids: [police], all: false, names: ['Police'] } } : {}).plan;
+    const plan = variant === 'consistent' ? { ...base, consistent: true } : base;
+    if (variant === 'Police') expect(plan.suggest).toBe(true);
     const whole = money(view, ctx.engine, plan);
     const steps = moneySteps(view, ctx.engine, plan);
     const got: unknown[][] = [];
