@@ -75,6 +75,19 @@ export class SlotWriter {
     return this.pieces % WAKE_EVERY === 0;
   }
 
+  /**
+   * A page's bytes from a writer that writes on into w until w holds `until` bytes, true once it has written all
+   * (csv-writer.ts csvPieces): each piece published as it is written, the last waking the serving thread when
+   * wakeAtEnd. False when the lease was given up, and the writer should stop.
+   */
+  writeAll(write: (w: ByteWriter, until: number) => boolean, wakeAtEnd = false): boolean {
+    for (let ended = false; !ended;) {
+      ended = write(this.w, this.until);
+      if (!this.piece(ended && wakeAtEnd)) return false;
+    }
+    return true;
+  }
+
   /** Plain bytes built whole elsewhere (an Arrow stream, which its library builds), put in piece by piece. */
   whole(b: Uint8Array): boolean {
     for (let at = 0; at < b.byteLength; at += PIECE) {

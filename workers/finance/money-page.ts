@@ -41,15 +41,9 @@ export function moneyPage(c: FinanceView, t: TableCtx, pages: PageSlots, writer:
   const out = new SlotWriter(pages, a.lease, into, a.coding);
   let page;
   try {
+    // Stopped early when the lease is given up (end() then says cut).
     if (built !== null) out.whole(built);
-    else {
-      const write = csvPieces(table);
-      // A piece, then its publication; stopped early when the lease is given up (end() then says cut).
-      for (let ended = false; !ended;) {
-        ended = write(out.w, out.until);
-        if (!out.piece()) break;
-      }
-    }
+    else out.writeAll(csvPieces(table));
     page = out.end();
   } finally {
     out.close();
@@ -80,17 +74,13 @@ function csvInSteps(c: FinanceView, t: TableCtx, pages: PageSlots, writer: numbe
   const steps = moneySteps(c, t.engine, a.plan);
   let page;
   try {
+    // Stopped early when the lease is given up (end() then says cut); a step's last piece wakes the serving thread.
     let header = true, going = true;
     for (let want = FIRST_STEP; going; want = Math.min(2 * want, LAST_STEP)) {
       const rows = steps.next(want);
       if (rows === null) break;
-      const write = csvPieces(moneyTable(t, a.route, a.table, { rows, summary: NO_SUMMARY }), header);
+      going = out.writeAll(csvPieces(moneyTable(t, a.route, a.table, { rows, summary: NO_SUMMARY }), header), true);
       header = false;
-      // A piece, then its publication; stopped early when the lease is given up (end() then says cut).
-      for (let ended = false; !ended && going;) {
-        ended = write(out.w, out.until);
-        going = out.piece(ended);
-      }
     }
     page = out.end();
   } finally {
