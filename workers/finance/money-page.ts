@@ -71,9 +71,10 @@ function csvInSteps(c: FinanceView, t: TableCtx, pages: PageSlots, writer: numbe
   const into = claimSlot(pages, a.lease, writer);
   if (into === null) return { total: 0, count: null, inSlot: false, length: 0, bytes: null, cut: true };
   const out = new SlotWriter(pages, a.lease, into, a.coding);
-  const steps = moneySteps(c, t.engine, a.plan);
-  let page;
+  let page, total = 0;
   try {
+    // Set up inside the try: a walk that fails to start still hands the claimed slot back (else it stays held until the thread ends).
+    const steps = moneySteps(c, t.engine, a.plan);
     // Stopped early when the lease is given up (end() then says cut); a step's last piece wakes the serving thread.
     let header = true, going = true;
     for (let want = FIRST_STEP; going; want = Math.min(2 * want, LAST_STEP)) {
@@ -83,11 +84,12 @@ function csvInSteps(c: FinanceView, t: TableCtx, pages: PageSlots, writer: numbe
       header = false;
     }
     page = out.end();
+    total = steps.total();
   } finally {
     out.close();
     unclaimSlot(pages, a.lease, writer);
   }
-  return { total: steps.total(), count: null, ...page, bytes: page.bytes === null ? null : ownBuffer(page.bytes) };
+  return { total, count: null, ...page, bytes: page.bytes === null ? null : ownBuffer(page.bytes) };
 }
 
 /** A view that is all of its buffer, so moving the buffer moves nothing else (parquet-wasm's bytes are a copy out of wasm memory already). */
