@@ -1,7 +1,9 @@
 // Bulk pages streamed as their worker writes them (issue 32). A never-seen
 // CSV page's first bytes go to the client while its worker still writes the
 // rest (the test hook /__faults__/pages holds every writer between its
-// pieces, so the order is seen, not timed); the streamed page equals its
+// pieces, so the order is seen, not timed), and what it sends first is the
+// page's first step, a few hundred rows summed before the rest of the page's
+// groups (so the stepped path is the one taken); the streamed page equals its
 // repeat byte for byte and the JSON rows, with the same headers; in gzip and
 // br the worker codes it as it writes it, and curl, Python's requests,
 // Node's fetch and Chromium all decode it to the identity bytes, with no
@@ -70,8 +72,8 @@ function socketPull(port: number, p: string, acceptEncoding = '') {
       if (at >= 0 && got.length > at + 4) { clearTimeout(timer); onData = () => {}; resolve({ head: got.subarray(0, at).toString(), bodyBytes: got.length - at - 4 }); }
     };
   });
-  const rest = async (): Promise<{ body: Buffer; terminated: boolean }> => {
-    await ended;
+  /** The body unchunked from what has come so far (a chunk not yet whole is left out), and whether it ended. */
+  const unchunked = (): { body: Buffer; terminated: boolean } => {
     const parts: Buffer[] = [];
     let at = headEnd() + 4;
     for (;;) {
@@ -79,11 +81,13 @@ function socketPull(port: number, p: string, acceptEncoding = '') {
       if (eol < 0) return { body: Buffer.concat(parts), terminated: false };
       const size = parseInt(got.subarray(at, eol).toString(), 16);
       if (size === 0) return { body: Buffer.concat(parts), terminated: true };
+      if (got.length < eol + 2 + size) return { body: Buffer.concat(parts), terminated: false };
       parts.push(got.subarray(eol + 2, eol + 2 + size));
       at = eol + 2 + size + 2;
     }
   };
-  return { first, rest, drop: () => sock.destroy() };
+  const rest = async (): Promise<{ body: Buffer; terminated: boolean }> => { await ended; return unchunked(); };
+  return { first, rest, sofar: () => unchunked().body, drop: () => sock.destroy() };
 }
 
 type Row = Record<string, unknown>;
@@ -137,6 +141,16 @@ describe('a never-seen CSV page streamed as its worker writes it', () => {
       // The head and the first rows came; the page's writer still holds its slot, between two pieces.
       const mid = await hook();
       expect(mid.slots_writing).toBe(1);
+      // What came before the hold is lifted is the page's first step (money-page.ts csvInSteps): the header and
+      // the rows of the groups summed until 256 rows were held (a group, one government's year, adds a few dozen
+      // at most), sent before the rest of the page's groups were summed. A page summed whole sends its first
+      // 64 KB piece, about 600 of these rows, and only after summing every group.
+      await sleep(300);
+      const held = p.sofar().toString('utf8');
+      expect(held.endsWith('\n')).toBe(true);
+      const rows = held.split('\n').length - 2;
+      expect(rows).toBeGreaterThanOrEqual(256);
+      expect(rows).toBeLessThan(400);
       await hook(false);
       const { body, terminated } = await p.rest();
       expect(terminated).toBe(true);
