@@ -145,10 +145,15 @@ describe('a never-seen CSV page streamed as its worker writes it', () => {
       // the rows of the groups summed until 256 rows were held (a group, one government's year, adds a few dozen
       // at most), sent before the rest of the page's groups were summed. A page summed whole sends its first
       // 64 KB piece, about 600 of these rows, and only after summing every group.
+      // Polled, not timed: until whole rows and at least a step's worth have come (10 s at most, on a loaded
+      // machine), then a moment more, in case the serving thread had more published to send.
+      const rowsIn = (text: string): number => text.split('\n').length - 2;
+      const whole = (text: string): boolean => text.endsWith('\n') && rowsIn(text) >= 256;
+      for (const until = Date.now() + 10_000; !whole(p.sofar().toString('utf8')) && Date.now() < until;) await sleep(50);
       await sleep(300);
       const held = p.sofar().toString('utf8');
       expect(held.endsWith('\n')).toBe(true);
-      const rows = held.split('\n').length - 2;
+      const rows = rowsIn(held);
       expect(rows).toBeGreaterThanOrEqual(256);
       expect(rows).toBeLessThan(400);
       await hook(false);
