@@ -12,9 +12,10 @@ import { loadOrBuildSummaries } from '../src/arrests/summaries.js';
 import { loadDistricts, loadEnrollment } from '../src/arrests/tables.js';
 import { load } from './lib/load.js';
 import { ROOT, startServer } from '../scripts/lib/server.js';
+import { arg } from './lib/args.js';
 
-const fullArg = process.argv.indexOf('--full');
-const mirrors = [path.join(ROOT, 'fixtures/arrests'), ...(fullArg > 0 ? [path.resolve(process.argv[fullArg + 1]!)] : [])];
+const full = arg('full', null);
+const mirrors = [path.join(ROOT, 'fixtures/arrests'), ...(full !== null ? [path.resolve(full)] : [])];
 const lines: string[] = [];
 
 for (const dir of mirrors) {

@@ -14,9 +14,9 @@ import type { MoneyRoute } from '../src/finance/money-table.js';
 import { attachFinance } from '../workers/finance/corpus.js';
 import { money } from '../workers/finance/money.js';
 import { ROOT } from '../scripts/lib/server.js';
+import { arg } from './lib/args.js';
 
-const dataArg = process.argv.indexOf('--data');
-const data = dataArg > 0 ? path.resolve(process.argv[dataArg + 1]!) : path.join(ROOT, 'fixtures/finance/v6');
+const data = path.resolve(arg('data', path.join(ROOT, 'fixtures/finance/v6')));
 const ctx = await loadFinance(readConfig({ ...process.env, FINANCE_DATA: data, WORKERS: '2' }));
 const view = attachFinance(ctx.columns);
 

@@ -11,9 +11,9 @@ import path from 'node:path';
 import { query } from '../scripts/lib/duckdb.js';
 import { ROOT, startServer } from '../scripts/lib/server.js';
 import { median, timeRuns } from './lib/timing.js';
+import { arg } from './lib/args.js';
 
-const dataArg = process.argv.indexOf('--data');
-const data = dataArg > 0 ? path.resolve(process.argv[dataArg + 1]!) : path.join(ROOT, 'fixtures/finance/v6');
+const data = path.resolve(arg('data', path.join(ROOT, 'fixtures/finance/v6')));
 // The response cache is off: every request is computed.
 const server = await startServer({ FINANCE_DATA: data, WORKERS: String(os.cpus().length), RESPONSE_CACHE_MB: '0' }, 600_000);
 const url = (p: string): string => `${server.url}${p}`;

@@ -12,11 +12,10 @@ import path from 'node:path';
 import { ROOT, startServer } from '../scripts/lib/server.js';
 import { csvPuller } from './lib/csv-pull.js';
 import { load } from './lib/load.js';
+import { arg } from './lib/args.js';
 
-const dataArg = process.argv.indexOf('--data');
-const data = dataArg > 0 ? path.resolve(process.argv[dataArg + 1]!) : path.join(ROOT, 'fixtures/finance/v6');
-const secondsArg = process.argv.indexOf('--seconds');
-const SECONDS = secondsArg > 0 ? Number(process.argv[secondsArg + 1]) : 45;
+const data = path.resolve(arg('data', path.join(ROOT, 'fixtures/finance/v6')));
+const SECONDS = Number(arg('seconds', '45'));
 // One more puller than CSV_PAGE_SLOTS' default (12): every slot is held while they run.
 const PULLERS = 13;
 

@@ -6,9 +6,9 @@
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, startServer } from '../scripts/lib/server.js';
+import { arg } from './lib/args.js';
 
-const dataArg = process.argv.indexOf('--data');
-const data = dataArg > 0 ? path.resolve(process.argv[dataArg + 1]!) : path.join(ROOT, 'fixtures/finance/v6');
+const data = path.resolve(arg('data', path.join(ROOT, 'fixtures/finance/v6')));
 
 function rssOf(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
